@@ -1,0 +1,1 @@
+"""Persistence of chats, players, games, the ledger and statistics."""

@@ -1,0 +1,11 @@
+"""`python3 -m tests`: set up the environment on first use, then run the whole test suite."""
+
+from bot._bootstrap import ensure_environment
+
+ensure_environment("tests")
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+sys.exit(pytest.main(sys.argv[1:]))
