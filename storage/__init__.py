@@ -1,1 +1,69 @@
-"""Persistence of chats, players, games, the ledger and statistics."""
+"""Persistence of chats, players, games, the ledger and statistics.
+
+bot/ codes against `Storage` and `Transaction`; `open_storage(DATABASE_URL)` picks the backend.
+"""
+
+from storage.errors import (
+    CorruptDatabase,
+    DatabaseTooNew,
+    GameExists,
+    GameNotFound,
+    InsufficientFunds,
+    StorageError,
+    TransactionClosed,
+    UnknownAccount,
+    UnknownBackend,
+    VersionConflict,
+)
+from storage.factory import DEFAULT_DATABASE_URL, open_storage
+from storage.interface import Storage, Transaction
+from storage.migrations import MIGRATIONS, Migration
+from storage.models import (
+    UNSET,
+    Account,
+    ChatSettings,
+    GameStatus,
+    LeaderboardRow,
+    LedgerCheck,
+    Player,
+    PlayerStats,
+    StatsDelta,
+    StoredGame,
+    Transfer,
+    Unset,
+    User,
+)
+from storage.sqlite import SqliteStorage
+
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "MIGRATIONS",
+    "UNSET",
+    "Account",
+    "ChatSettings",
+    "CorruptDatabase",
+    "DatabaseTooNew",
+    "GameExists",
+    "GameNotFound",
+    "GameStatus",
+    "InsufficientFunds",
+    "LeaderboardRow",
+    "LedgerCheck",
+    "Migration",
+    "Player",
+    "PlayerStats",
+    "SqliteStorage",
+    "StatsDelta",
+    "Storage",
+    "StorageError",
+    "StoredGame",
+    "Transaction",
+    "TransactionClosed",
+    "Transfer",
+    "UnknownAccount",
+    "UnknownBackend",
+    "Unset",
+    "User",
+    "VersionConflict",
+    "open_storage",
+]

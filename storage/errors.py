@@ -1,0 +1,104 @@
+"""Errors raised by the storage layer.
+
+Every message is a single line: start-up errors are printed to the operator as they are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storage.models import Account
+
+
+class StorageError(Exception):
+    """Base class of every error raised by storage/."""
+
+
+class VersionConflict(StorageError):
+    """A game was saved from a stale copy: somebody else saved it first."""
+
+    def __init__(self, game_id: int, expected: int, actual: int) -> None:
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"game {game_id} is at version {actual}, not {expected}: "
+            "it was changed concurrently, reload it and retry"
+        )
+
+
+class GameNotFound(StorageError):
+    """A write named a game that does not exist."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(f"game {game_id} does not exist")
+
+
+class GameExists(StorageError):
+    """A chat thread already has a game that is not finished."""
+
+    def __init__(self, chat_id: int, thread_id: int) -> None:
+        self.chat_id = chat_id
+        self.thread_id = thread_id
+        super().__init__(f"chat {chat_id} thread {thread_id} already has a game in progress")
+
+
+class DatabaseTooNew(StorageError):
+    """The database was written by a newer version of the bot."""
+
+    def __init__(self, found: int, supported: int) -> None:
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            f"database schema version {found} is newer than this bot supports ({supported}); "
+            "upgrade the bot or restore an older backup"
+        )
+
+
+class CorruptDatabase(StorageError):
+    """The database file cannot be read as a healthy SQLite database."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(
+            f"database {path!r} is corrupt or unreadable ({detail}); "
+            "the file was left untouched, restore a backup or move it away"
+        )
+
+
+class UnknownBackend(StorageError):
+    """DATABASE_URL names a backend that does not exist or is malformed."""
+
+    def __init__(self, url: str, reason: str = "unknown scheme") -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__(
+            f"cannot use DATABASE_URL {url!r}: {reason}; "
+            "expected sqlite:///relative/path or sqlite:////absolute/path"
+        )
+
+
+class UnknownAccount(StorageError):
+    """A transfer named a player or bank that does not exist in the chat."""
+
+    def __init__(self, chat_id: int, account: Account) -> None:
+        self.chat_id = chat_id
+        self.account = account
+        super().__init__(f"chat {chat_id} has no account {account.kind}:{account.id}")
+
+
+class InsufficientFunds(StorageError):
+    """A transfer would have made a balance or a bank negative; nothing was written."""
+
+    def __init__(self, account: Account, needed: int, available: int) -> None:
+        self.account = account
+        self.needed = needed
+        self.available = available
+        super().__init__(f"{account.kind} {account.id} has {available} chips, {needed} needed")
+
+
+class TransactionClosed(StorageError):
+    """A transaction object was used after its block ended, or storage is not started."""

@@ -1,0 +1,204 @@
+"""Schema migrations: an ordered list of steps, recorded in `PRAGMA user_version`.
+
+Step n (1-based) moves a database from version n-1 to n. Steps are only ever appended: a released
+step is never edited, because databases in the field have already run it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+from storage.errors import DatabaseTooNew
+
+StepFunction = Callable[[aiosqlite.Connection], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    description: str
+    # Either an SQL script or a coroutine function for steps that must compute something.
+    apply: str | StepFunction
+
+
+_BASE_SCHEMA = """
+CREATE TABLE chats (
+    chat_id       INTEGER PRIMARY KEY,
+    language      TEXT    NOT NULL,
+    preset        TEXT    NOT NULL,
+    overrides     TEXT    NOT NULL DEFAULT '{}',
+    turn_timeout  INTEGER,
+    house_banker  INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE users (
+    user_id         INTEGER PRIMARY KEY,
+    name            TEXT    NOT NULL,
+    language        TEXT,
+    private_opened  INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE players (
+    chat_id     INTEGER NOT NULL,
+    user_id     INTEGER NOT NULL,
+    name        TEXT    NOT NULL,
+    balance     INTEGER NOT NULL CHECK (balance >= 0),
+    created_at  REAL    NOT NULL,
+    PRIMARY KEY (chat_id, user_id)
+) WITHOUT ROWID;
+
+CREATE TABLE games (
+    game_id           INTEGER PRIMARY KEY,
+    chat_id           INTEGER NOT NULL,
+    thread_id         INTEGER NOT NULL DEFAULT 0,
+    status            TEXT    NOT NULL CHECK (status IN ('lobby', 'active', 'finished')),
+    state             TEXT    NOT NULL,
+    version           INTEGER NOT NULL,
+    bank              INTEGER NOT NULL DEFAULT 0 CHECK (bank >= 0),
+    deadline          REAL,
+    table_message_id  INTEGER,
+    hand_messages     TEXT    NOT NULL DEFAULT '{}',
+    creator_id        INTEGER NOT NULL,
+    created_at        REAL    NOT NULL,
+    updated_at        REAL    NOT NULL
+);
+
+-- At most one unfinished game per chat thread. Being partial, it also keeps the finished games
+-- (kept for statistics) out of the hot path: loading a thread's game reads only this index.
+CREATE UNIQUE INDEX games_open_by_thread ON games (chat_id, thread_id)
+    WHERE status != 'finished';
+
+CREATE INDEX games_open_by_deadline ON games (deadline)
+    WHERE status != 'finished' AND deadline IS NOT NULL;
+
+CREATE INDEX games_open_by_update ON games (updated_at) WHERE status != 'finished';
+
+CREATE TABLE ledger (
+    entry_id      INTEGER PRIMARY KEY,
+    chat_id       INTEGER NOT NULL,
+    game_id       INTEGER REFERENCES games (game_id),
+    round_no      INTEGER,
+    source_kind   TEXT    NOT NULL CHECK (source_kind IN ('player', 'bank', 'grant')),
+    source_id     INTEGER NOT NULL,
+    target_kind   TEXT    NOT NULL CHECK (target_kind IN ('player', 'bank', 'grant')),
+    target_id     INTEGER NOT NULL,
+    amount        INTEGER NOT NULL CHECK (amount > 0),
+    reason        TEXT    NOT NULL,
+    -- Balances right after the movement (NULL for the grant side): a chart needs no replay.
+    source_after  INTEGER,
+    target_after  INTEGER,
+    created_at    REAL    NOT NULL
+);
+
+CREATE INDEX ledger_by_chat ON ledger (chat_id);
+
+CREATE TABLE processed_updates (
+    update_id     INTEGER PRIMARY KEY,
+    processed_at  REAL    NOT NULL
+);
+"""
+
+_STATS = """
+CREATE TABLE stats (
+    chat_id        INTEGER NOT NULL,
+    user_id        INTEGER NOT NULL,
+    rounds         INTEGER NOT NULL DEFAULT 0,
+    wins           INTEGER NOT NULL DEFAULT 0,
+    losses         INTEGER NOT NULL DEFAULT 0,
+    pushes         INTEGER NOT NULL DEFAULT 0,
+    twentyones     INTEGER NOT NULL DEFAULT 0,
+    golden_points  INTEGER NOT NULL DEFAULT 0,
+    busts          INTEGER NOT NULL DEFAULT 0,
+    net            INTEGER NOT NULL DEFAULT 0,
+    biggest_win    INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (chat_id, user_id),
+    FOREIGN KEY (chat_id, user_id) REFERENCES players (chat_id, user_id)
+) WITHOUT ROWID;
+
+-- One row per add_stats call, so that leaderboards over a period need no snapshots.
+CREATE TABLE stat_events (
+    event_id       INTEGER PRIMARY KEY,
+    chat_id        INTEGER NOT NULL,
+    user_id        INTEGER NOT NULL,
+    created_at     REAL    NOT NULL,
+    rounds         INTEGER NOT NULL,
+    wins           INTEGER NOT NULL,
+    net            INTEGER NOT NULL,
+    FOREIGN KEY (chat_id, user_id) REFERENCES players (chat_id, user_id)
+);
+
+CREATE INDEX stat_events_by_chat_time ON stat_events (chat_id, created_at);
+
+-- A player's balance history and period results read only that player's ledger rows.
+CREATE INDEX ledger_by_source_player ON ledger (chat_id, source_id) WHERE source_kind = 'player';
+CREATE INDEX ledger_by_target_player ON ledger (chat_id, target_id) WHERE target_kind = 'player';
+
+-- Players created before statistics existed start from zero.
+INSERT INTO stats (chat_id, user_id) SELECT chat_id, user_id FROM players;
+"""
+
+MIGRATIONS: Sequence[Migration] = (
+    Migration("base schema: chats, users, players, games, ledger, processed updates", _BASE_SCHEMA),
+    Migration("statistics, stat events and per-player ledger indexes", _STATS),
+)
+
+
+def split_script(script: str) -> list[str]:
+    """Split an SQL script into statements, respecting strings and trigger bodies."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statement = pending.strip()
+            if statement.strip(";\n "):
+                statements.append(statement)
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+    return int(rows[0][0])
+
+
+async def migrate(conn: aiosqlite.Connection, steps: Sequence[Migration] = MIGRATIONS) -> int:
+    """Bring the database up to `len(steps)`; returns the number of steps applied.
+
+    Each step runs in the transaction that records its version, so a crash leaves the database at
+    the previous or the next version, never in between. Python's executescript() would commit the
+    open transaction first, hence statements are executed one by one.
+    """
+    supported = len(steps)
+    applied = 0
+    while True:
+        current = await schema_version(conn)
+        if current > supported:
+            raise DatabaseTooNew(current, supported)
+        if current == supported:
+            return applied
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the write lock.
+            if await schema_version(conn) != current:
+                await conn.execute("ROLLBACK")
+                continue
+            step = steps[current]
+            if isinstance(step.apply, str):
+                for statement in split_script(step.apply):
+                    await conn.execute(statement)
+            else:
+                await step.apply(conn)
+            # PRAGMA takes no parameters; the value is our own integer.
+            await conn.execute(f"PRAGMA user_version = {current + 1:d}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+            raise
+        applied += 1

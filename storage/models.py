@@ -1,0 +1,168 @@
+"""Domain records returned and accepted by storage. All are immutable."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal
+
+AccountKind = Literal["player", "bank", "grant"]
+GameStatus = Literal["lobby", "active", "finished"]
+GAME_STATUSES: Final[frozenset[str]] = frozenset({"lobby", "active", "finished"})
+
+
+class Unset(enum.Enum):
+    """Marks an argument that was not given, where None is a meaningful value."""
+
+    UNSET = enum.auto()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = Unset.UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """One side of a chip movement.
+
+    player: a Telegram user id (within the chat of the transfer);
+    bank: a game id (the open bank of that game);
+    grant: id 0, the outside source of starting balances and top-ups.
+    """
+
+    kind: AccountKind
+    id: int
+
+    GRANT: ClassVar[Account]
+
+    @classmethod
+    def player(cls, user_id: int) -> Account:
+        return cls("player", user_id)
+
+    @classmethod
+    def bank(cls, game_id: int) -> Account:
+        return cls("bank", game_id)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("player", "bank", "grant"):
+            raise ValueError(f"unknown account kind {self.kind!r}")
+        if self.kind == "grant" and self.id != 0:
+            raise ValueError("the grant account has id 0")
+
+
+Account.GRANT = Account("grant", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    source: Account
+    target: Account
+    amount: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.amount <= 0:
+            raise ValueError(f"a transfer amount must be positive, got {self.amount}")
+        if self.source == self.target:
+            raise ValueError(f"a transfer from {self.source} to itself is meaningless")
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    chat_id: int
+    language: str = "ru"
+    preset: str = "classic36"
+    # Parameter overrides on top of the preset; JSON-able, interpreted by rules/.
+    overrides: Mapping[str, object] = field(default_factory=dict)
+    turn_timeout: int | None = None
+    house_banker: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A Telegram user, the same in every chat."""
+
+    user_id: int
+    name: str
+    language: str | None
+    private_opened: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A user's seat in one chat: the balance belongs to the chat."""
+
+    chat_id: int
+    user_id: int
+    name: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    game_id: int
+    chat_id: int
+    thread_id: int  # 0 when the chat has no forum topics
+    status: GameStatus
+    state: dict[str, Any]  # the engine's JSON, opaque to storage
+    version: int
+    bank: int
+    deadline: float | None  # unix time when the current turn times out
+    table_message_id: int | None
+    hand_messages: Mapping[int, int]  # user id -> private message id
+    creator_id: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StatsDelta:
+    rounds: int = 0
+    wins: int = 0
+    losses: int = 0
+    pushes: int = 0
+    twentyones: int = 0
+    golden_points: int = 0
+    busts: int = 0
+    net: int = 0
+    biggest_win: int = 0  # merged with max(), every other field is added
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    chat_id: int
+    user_id: int
+    name: str
+    rounds: int
+    wins: int
+    losses: int
+    pushes: int
+    twentyones: int
+    golden_points: int
+    busts: int
+    biggest_win: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    user_id: int
+    name: str
+    balance: int
+    net: int
+    rounds: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerCheck:
+    """granted == balances + open_banks proves that no chip was created or lost."""
+
+    chat_id: int
+    granted: int
+    balances: int
+    open_banks: int
+    ok: bool

@@ -1,0 +1,672 @@
+"""The SQLite backend: one aiosqlite connection per process, transactions serialized by a lock."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import time
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Any, Final, cast
+
+import aiosqlite
+
+from storage.errors import (
+    CorruptDatabase,
+    DatabaseTooNew,
+    GameExists,
+    GameNotFound,
+    InsufficientFunds,
+    StorageError,
+    TransactionClosed,
+    UnknownAccount,
+    VersionConflict,
+)
+from storage.interface import Reads, Storage, Transaction
+from storage.migrations import MIGRATIONS, Migration, migrate, schema_version
+from storage.models import (
+    GAME_STATUSES,
+    UNSET,
+    Account,
+    ChatSettings,
+    GameStatus,
+    LeaderboardRow,
+    LedgerCheck,
+    Player,
+    PlayerStats,
+    StatsDelta,
+    StoredGame,
+    Transfer,
+    Unset,
+    User,
+)
+
+SYNCHRONOUS_MODES: Final = frozenset({"FULL", "NORMAL", "EXTRA"})
+BUSY_TIMEOUT_MS: Final = 5000
+
+Row = Sequence[Any]
+Params = Sequence[Any] | Mapping[str, Any]
+
+_GAME_COLUMNS = (
+    "game_id, chat_id, thread_id, status, state, version, bank, deadline, table_message_id, "
+    "hand_messages, creator_id, created_at, updated_at"
+)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _game_from_row(row: Row) -> StoredGame:
+    return StoredGame(
+        game_id=row[0],
+        chat_id=row[1],
+        thread_id=row[2],
+        status=row[3],
+        state=json.loads(row[4]),
+        version=row[5],
+        bank=row[6],
+        deadline=row[7],
+        table_message_id=row[8],
+        # JSON object keys are strings; user ids are ints everywhere else.
+        hand_messages={int(k): int(v) for k, v in json.loads(row[9]).items()},
+        creator_id=row[10],
+        created_at=row[11],
+        updated_at=row[12],
+    )
+
+
+def _check_status(status: str) -> GameStatus:
+    if status not in GAME_STATUSES:
+        raise ValueError(f"unknown game status {status!r}")
+    return cast(GameStatus, status)
+
+
+class _SqliteReads(Reads):
+    """Single-statement reads, shared by the storage object and its transactions.
+
+    Each read is one statement, so it sees one consistent snapshot even without a transaction.
+    """
+
+    @abstractmethod
+    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        """All rows of one statement (the storage object takes its lock, a transaction not)."""
+
+    async def _row(self, sql: str, params: Params = ()) -> Row | None:
+        rows = await self._rows(sql, params)
+        return rows[0] if rows else None
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        row = await self._row(
+            "SELECT language, preset, overrides, turn_timeout, house_banker "
+            "FROM chats WHERE chat_id = ?",
+            (chat_id,),
+        )
+        if row is None:
+            return ChatSettings(chat_id)
+        return ChatSettings(
+            chat_id=chat_id,
+            language=row[0],
+            preset=row[1],
+            overrides=json.loads(row[2]),
+            turn_timeout=row[3],
+            house_banker=bool(row[4]),
+        )
+
+    async def get_user(self, user_id: int) -> User | None:
+        row = await self._row(
+            "SELECT name, language, private_opened FROM users WHERE user_id = ?", (user_id,)
+        )
+        if row is None:
+            return None
+        return User(user_id, row[0], row[1], bool(row[2]))
+
+    async def get_player(self, chat_id: int, user_id: int) -> Player | None:
+        row = await self._row(
+            "SELECT name, balance FROM players WHERE chat_id = ? AND user_id = ?",
+            (chat_id, user_id),
+        )
+        if row is None:
+            return None
+        return Player(chat_id, user_id, row[0], row[1])
+
+    async def load_game(self, game_id: int) -> StoredGame | None:
+        row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        return None if row is None else _game_from_row(row)
+
+    async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
+        # The condition matches the partial unique index games_open_by_thread exactly.
+        row = await self._row(
+            f"SELECT {_GAME_COLUMNS} FROM games "
+            "WHERE chat_id = ? AND thread_id = ? AND status != 'finished'",
+            (chat_id, thread_id),
+        )
+        return None if row is None else _game_from_row(row)
+
+    async def is_processed(self, update_id: int) -> bool:
+        row = await self._row("SELECT 1 FROM processed_updates WHERE update_id = ?", (update_id,))
+        return row is not None
+
+
+class SqliteTransaction(_SqliteReads, Transaction):
+    def __init__(self, conn: aiosqlite.Connection, clock: Callable[[], float]) -> None:
+        self._conn: aiosqlite.Connection | None = conn
+        self._clock = clock
+
+    def _close(self) -> None:
+        self._conn = None
+
+    def _live(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise TransactionClosed("the transaction is over; open a new one")
+        return self._conn
+
+    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return list(await self._live().execute_fetchall(sql, params))
+
+    async def _execute(self, sql: str, params: Params = ()) -> int:
+        cursor = await self._live().execute(sql, params)
+        return cursor.rowcount
+
+    async def _executemany(self, sql: str, params: Iterable[Params]) -> None:
+        await self._live().executemany(sql, params)
+
+    async def claim_update(self, update_id: int) -> bool:
+        inserted = await self._execute(
+            "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?) "
+            "ON CONFLICT (update_id) DO NOTHING",
+            (update_id, self._clock()),
+        )
+        return inserted == 1
+
+    async def prune_processed(self, before: float) -> int:
+        return await self._execute(
+            "DELETE FROM processed_updates WHERE processed_at < ?", (before,)
+        )
+
+    async def create_game(
+        self,
+        chat_id: int,
+        thread_id: int,
+        creator_id: int,
+        state: dict[str, Any],
+        status: GameStatus = "lobby",
+    ) -> StoredGame:
+        _check_status(status)
+        now = self._clock()
+        text = _dumps(state)
+        try:
+            rows = await self._rows(
+                "INSERT INTO games (chat_id, thread_id, status, state, version, creator_id, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?, ?) RETURNING game_id",
+                (chat_id, thread_id, status, text, creator_id, now, now),
+            )
+        except sqlite3.IntegrityError as error:
+            raise GameExists(chat_id, thread_id) from error
+        return StoredGame(
+            game_id=rows[0][0],
+            chat_id=chat_id,
+            thread_id=thread_id,
+            status=status,
+            state=json.loads(text),  # a private copy: the caller may keep mutating its dict
+            version=1,
+            bank=0,
+            deadline=None,
+            table_message_id=None,
+            hand_messages={},
+            creator_id=creator_id,
+            created_at=now,
+            updated_at=now,
+        )
+
+    async def save_game(
+        self,
+        game_id: int,
+        *,
+        expected_version: int,
+        state: dict[str, Any],
+        status: GameStatus,
+        deadline: float | None,
+    ) -> int:
+        _check_status(status)
+        try:
+            rows = await self._rows(
+                "UPDATE games SET state = ?, status = ?, deadline = ?, version = version + 1, "
+                "updated_at = ? WHERE game_id = ? AND version = ? RETURNING version",
+                (_dumps(state), status, deadline, self._clock(), game_id, expected_version),
+            )
+        except sqlite3.IntegrityError as error:
+            # Only reopening a finished game can hit the one-open-game-per-thread index.
+            place = await self._row(
+                "SELECT chat_id, thread_id FROM games WHERE game_id = ?", (game_id,)
+            )
+            assert place is not None
+            raise GameExists(place[0], place[1]) from error
+        if rows:
+            return int(rows[0][0])
+        current = await self._row("SELECT version FROM games WHERE game_id = ?", (game_id,))
+        if current is None:
+            raise GameNotFound(game_id)
+        raise VersionConflict(game_id, expected_version, current[0])
+
+    async def set_messages(
+        self,
+        game_id: int,
+        *,
+        table_message_id: int | Unset | None = UNSET,
+        hand_messages: Mapping[int, int] | Unset | None = UNSET,
+    ) -> None:
+        assignments: list[str] = []
+        params: list[object] = []
+        if not isinstance(table_message_id, Unset):
+            assignments.append("table_message_id = ?")
+            params.append(table_message_id)
+        if not isinstance(hand_messages, Unset):
+            assignments.append("hand_messages = ?")
+            params.append(_dumps({str(k): v for k, v in (hand_messages or {}).items()}))
+        if not assignments:
+            return
+        changed = await self._execute(
+            f"UPDATE games SET {', '.join(assignments)} WHERE game_id = ?", (*params, game_id)
+        )
+        if changed == 0:
+            raise GameNotFound(game_id)
+
+    async def ensure_player(
+        self, chat_id: int, user_id: int, name: str, starting_balance: int
+    ) -> Player:
+        row = await self._row(
+            "SELECT name, balance FROM players WHERE chat_id = ? AND user_id = ?",
+            (chat_id, user_id),
+        )
+        if row is not None:
+            if row[0] != name:
+                await self._execute(
+                    "UPDATE players SET name = ? WHERE chat_id = ? AND user_id = ?",
+                    (name, chat_id, user_id),
+                )
+            return Player(chat_id, user_id, name, row[1])
+        if starting_balance < 0:
+            raise ValueError(f"a starting balance cannot be negative, got {starting_balance}")
+        now = self._clock()
+        await self._execute(
+            "INSERT INTO players (chat_id, user_id, name, balance, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (chat_id, user_id, name, starting_balance, now),
+        )
+        if starting_balance > 0:
+            # Every chip in a balance comes from a ledger row: this is what check_ledger sums.
+            await self._execute(
+                "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
+                "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
+                "VALUES (?, NULL, NULL, 'grant', 0, 'player', ?, ?, 'starting balance', "
+                "NULL, ?, ?)",
+                (chat_id, user_id, starting_balance, starting_balance, now),
+            )
+        return Player(chat_id, user_id, name, starting_balance)
+
+    async def upsert_user(
+        self,
+        user_id: int,
+        name: str,
+        *,
+        language: str | Unset | None = UNSET,
+        private_opened: bool | Unset = UNSET,
+    ) -> User:
+        old = await self.get_user(user_id)
+        user = User(
+            user_id=user_id,
+            name=name,
+            language=(
+                language
+                if not isinstance(language, Unset)
+                else (old.language if old is not None else None)
+            ),
+            private_opened=(
+                private_opened
+                if not isinstance(private_opened, Unset)
+                else (old.private_opened if old is not None else False)
+            ),
+        )
+        await self._execute(
+            "INSERT INTO users (user_id, name, language, private_opened) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
+            "language = excluded.language, private_opened = excluded.private_opened",
+            (user.user_id, user.name, user.language, int(user.private_opened)),
+        )
+        return user
+
+    async def save_chat_settings(self, settings: ChatSettings) -> None:
+        await self._execute(
+            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
+            "language = excluded.language, preset = excluded.preset, "
+            "overrides = excluded.overrides, turn_timeout = excluded.turn_timeout, "
+            "house_banker = excluded.house_banker",
+            (
+                settings.chat_id,
+                settings.language,
+                settings.preset,
+                json.dumps(dict(settings.overrides), ensure_ascii=False, sort_keys=True),
+                settings.turn_timeout,
+                int(settings.house_banker),
+            ),
+        )
+
+    async def _balances(self, chat_id: int, transfers: Sequence[Transfer]) -> dict[Account, int]:
+        users = sorted(
+            {a.id for t in transfers for a in (t.source, t.target) if a.kind == "player"}
+        )
+        banks = sorted({a.id for t in transfers for a in (t.source, t.target) if a.kind == "bank"})
+        balances: dict[Account, int] = {}
+        if users:
+            marks = ", ".join("?" * len(users))
+            for user_id, balance in await self._rows(
+                f"SELECT user_id, balance FROM players WHERE chat_id = ? AND user_id IN ({marks})",
+                (chat_id, *users),
+            ):
+                balances[Account.player(user_id)] = balance
+        if banks:
+            marks = ", ".join("?" * len(banks))
+            for game_id, bank in await self._rows(
+                f"SELECT game_id, bank FROM games WHERE chat_id = ? AND game_id IN ({marks})",
+                (chat_id, *banks),
+            ):
+                balances[Account.bank(game_id)] = bank
+        return balances
+
+    async def apply_transfers(
+        self,
+        chat_id: int,
+        game_id: int | None,
+        round_no: int | None,
+        transfers: Sequence[Transfer],
+    ) -> None:
+        if not transfers:
+            return
+        balances = await self._balances(chat_id, transfers)
+        now = self._clock()
+        ledger_rows: list[tuple[object, ...]] = []
+        # The whole batch is checked in memory before anything is written, so a refused batch
+        # leaves no partial rows even if the caller catches the error and goes on.
+        for transfer in transfers:
+            after: dict[str, int | None] = {}
+            for side, account, sign in (
+                ("source", transfer.source, -1),
+                ("target", transfer.target, +1),
+            ):
+                if account.kind == "grant":
+                    after[side] = None
+                    continue
+                if account not in balances:
+                    raise UnknownAccount(chat_id, account)
+                new = balances[account] + sign * transfer.amount
+                if new < 0:
+                    raise InsufficientFunds(account, transfer.amount, balances[account])
+                balances[account] = new
+                after[side] = new
+            ledger_rows.append(
+                (
+                    chat_id,
+                    game_id,
+                    round_no,
+                    transfer.source.kind,
+                    transfer.source.id,
+                    transfer.target.kind,
+                    transfer.target.id,
+                    transfer.amount,
+                    transfer.reason,
+                    after["source"],
+                    after["target"],
+                    now,
+                )
+            )
+        await self._executemany(
+            "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
+            "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ledger_rows,
+        )
+        players = [(b, chat_id, a.id) for a, b in balances.items() if a.kind == "player"]
+        if players:
+            await self._executemany(
+                "UPDATE players SET balance = ? WHERE chat_id = ? AND user_id = ?", players
+            )
+        banks = [(b, a.id) for a, b in balances.items() if a.kind == "bank"]
+        if banks:
+            await self._executemany("UPDATE games SET bank = ? WHERE game_id = ?", banks)
+
+    async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
+        await self._execute(
+            "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
+            "golden_points, busts, net, biggest_win) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (chat_id, user_id) DO UPDATE SET "
+            "rounds = rounds + excluded.rounds, wins = wins + excluded.wins, "
+            "losses = losses + excluded.losses, pushes = pushes + excluded.pushes, "
+            "twentyones = twentyones + excluded.twentyones, "
+            "golden_points = golden_points + excluded.golden_points, "
+            "busts = busts + excluded.busts, net = net + excluded.net, "
+            "biggest_win = max(biggest_win, excluded.biggest_win)",
+            (
+                chat_id,
+                user_id,
+                delta.rounds,
+                delta.wins,
+                delta.losses,
+                delta.pushes,
+                delta.twentyones,
+                delta.golden_points,
+                delta.busts,
+                delta.net,
+                delta.biggest_win,
+            ),
+        )
+        await self._execute(
+            "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+        )
+
+
+class SqliteStorage(_SqliteReads, Storage):
+    """SQLite through one aiosqlite connection.
+
+    Transactions and reads of this object are serialized by an asyncio.Lock: a single connection
+    has a single transaction, and a read interleaved with another task's open transaction would
+    see that transaction's uncommitted writes. Other processes are kept out by BEGIN IMMEDIATE
+    and busy_timeout.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        clock: Callable[[], float] = time.time,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> None:
+        mode = synchronous.upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise ValueError(
+                f"synchronous must be one of {sorted(SYNCHRONOUS_MODES)}, got {synchronous!r}"
+            )
+        self.path = os.fspath(path)
+        self.synchronous = mode
+        self._clock = clock
+        self._migrations = tuple(migrations)
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+
+    async def start(self) -> None:
+        if self._conn is not None:
+            raise StorageError("storage is already started")
+        try:
+            conn = await aiosqlite.connect(self.path, isolation_level=None)
+        except sqlite3.Error as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+        try:
+            await self._open(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+
+    async def _open(self, conn: aiosqlite.Connection) -> None:
+        supported = len(self._migrations)
+        # Checks come before any PRAGMA that writes (journal_mode rewrites the header), so a
+        # foreign, damaged or too-new file is refused without a single byte changed.
+        try:
+            found = await schema_version(conn)
+            if found > supported:
+                raise DatabaseTooNew(found, supported)
+            problems = [row[0] for row in await conn.execute_fetchall("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+        if problems != ["ok"]:
+            raise CorruptDatabase(self.path, "; ".join(str(p) for p in problems[:3]))
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await migrate(conn, self._migrations)
+        except sqlite3.DatabaseError as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+
+    async def stop(self) -> None:
+        if self._conn is None:
+            return
+        async with self._lock:  # let a running transaction finish first
+            conn, self._conn = self._conn, None
+            await conn.close()
+
+    @asynccontextmanager
+    async def _locked(self) -> AsyncIterator[aiosqlite.Connection]:
+        task = asyncio.current_task()
+        if task is not None and self._owner is task:
+            raise StorageError(
+                "storage used directly inside its own open transaction (this would deadlock); "
+                "use the Transaction object's methods"
+            )
+        async with self._lock:
+            if self._conn is None:
+                raise TransactionClosed("storage is not started")
+            self._owner = task
+            try:
+                yield self._conn
+            finally:
+                self._owner = None
+
+    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        async with self._locked() as conn:
+            return list(await conn.execute_fetchall(sql, params))
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        return self._transaction()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Transaction]:
+        async with self._locked() as conn:
+            await conn.execute("BEGIN IMMEDIATE")
+            tx = SqliteTransaction(conn, self._clock)
+            try:
+                yield tx
+            except BaseException:
+                tx._close()
+                await self._rollback(conn)
+                raise
+            tx._close()
+            try:
+                await conn.execute("COMMIT")
+            except BaseException:
+                await self._rollback(conn)
+                raise
+
+    @staticmethod
+    async def _rollback(conn: aiosqlite.Connection) -> None:
+        # SQLite may already have rolled back by itself (e.g. after SQLITE_FULL); the original
+        # error is the one worth raising, so a failing ROLLBACK is not reported over it.
+        with suppress(sqlite3.Error):
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+
+    async def games_with_deadlines(self) -> list[tuple[int, float]]:
+        rows = await self._rows(
+            "SELECT game_id, deadline FROM games "
+            "WHERE status != 'finished' AND deadline IS NOT NULL ORDER BY deadline"
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    async def stale_games(self, idle_before: float) -> list[int]:
+        rows = await self._rows(
+            "SELECT game_id FROM games WHERE status != 'finished' AND updated_at < ? "
+            "ORDER BY updated_at",
+            (idle_before,),
+        )
+        return [row[0] for row in rows]
+
+    async def leaderboard(
+        self, chat_id: int, *, since: float | None = None, limit: int = 10
+    ) -> list[LeaderboardRow]:
+        if since is None:
+            rows = await self._rows(
+                "SELECT p.user_id, p.name, p.balance, coalesce(s.net, 0), "
+                "coalesce(s.rounds, 0), coalesce(s.wins, 0) "
+                "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
+                "WHERE p.chat_id = ? ORDER BY p.balance DESC, p.user_id LIMIT ?",
+                (chat_id, limit),
+            )
+        else:
+            rows = await self._rows(
+                "SELECT p.user_id, p.name, p.balance, e.net, e.rounds, e.wins "
+                "FROM (SELECT user_id, sum(net) AS net, sum(rounds) AS rounds, "
+                "      sum(wins) AS wins FROM stat_events "
+                "      WHERE chat_id = ?1 AND created_at >= ?2 GROUP BY user_id) AS e "
+                "JOIN players AS p ON p.chat_id = ?1 AND p.user_id = e.user_id "
+                "ORDER BY e.net DESC, p.balance DESC, p.user_id LIMIT ?3",
+                (chat_id, since, limit),
+            )
+        return [LeaderboardRow(*row) for row in rows]
+
+    async def player_stats(self, chat_id: int, user_id: int) -> PlayerStats | None:
+        row = await self._row(
+            "SELECT p.name, coalesce(s.rounds, 0), coalesce(s.wins, 0), coalesce(s.losses, 0), "
+            "coalesce(s.pushes, 0), coalesce(s.twentyones, 0), coalesce(s.golden_points, 0), "
+            "coalesce(s.busts, 0), coalesce(s.biggest_win, 0), coalesce(s.net, 0) "
+            "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
+            "WHERE p.chat_id = ? AND p.user_id = ?",
+            (chat_id, user_id),
+        )
+        if row is None:
+            return None
+        return PlayerStats(chat_id, user_id, *row)
+
+    async def check_ledger(self, chat_id: int) -> LedgerCheck:
+        # One statement, hence one snapshot: the three sums cannot straddle a commit.
+        row = await self._row(
+            "SELECT "
+            " (SELECT coalesce(sum(CASE WHEN source_kind = 'grant' THEN amount ELSE 0 END), 0)"
+            "       - coalesce(sum(CASE WHEN target_kind = 'grant' THEN amount ELSE 0 END), 0)"
+            "  FROM ledger WHERE chat_id = ?1),"
+            " (SELECT coalesce(sum(balance), 0) FROM players WHERE chat_id = ?1),"
+            " (SELECT coalesce(sum(bank), 0) FROM games"
+            "  WHERE chat_id = ?1 AND status != 'finished')",
+            (chat_id,),
+        )
+        assert row is not None
+        granted, balances, banks = (int(v) for v in row)
+        return LedgerCheck(chat_id, granted, balances, banks, granted == balances + banks)
+
+    async def balance_history(self, chat_id: int, user_id: int) -> list[tuple[float, int]]:
+        rows = await self._rows(
+            "SELECT created_at, CASE WHEN target_kind = 'player' AND target_id = ?2 "
+            "THEN target_after ELSE source_after END FROM ledger "
+            "WHERE chat_id = ?1 AND ((source_kind = 'player' AND source_id = ?2) "
+            "OR (target_kind = 'player' AND target_id = ?2)) ORDER BY entry_id",
+            (chat_id, user_id),
+        )
+        return [(row[0], row[1]) for row in rows]
