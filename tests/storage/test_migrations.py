@@ -1,0 +1,219 @@
+"""Opening databases: fresh, old, too new, damaged, and DATABASE_URL parsing."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import (
+    MIGRATIONS,
+    Account,
+    CorruptDatabase,
+    DatabaseTooNew,
+    SqliteStorage,
+    StatsDelta,
+    Transfer,
+    UnknownBackend,
+    open_storage,
+)
+
+
+def user_version(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+async def test_empty_file_gets_the_full_schema(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite3"
+    path.touch()
+    storage = SqliteStorage(path)
+    await storage.start()
+    try:
+        async with storage.transaction() as tx:
+            await tx.ensure_player(1, 1, "A", 100)
+            await tx.add_stats(1, 1, StatsDelta(rounds=1))
+    finally:
+        await storage.stop()
+    assert user_version(path) == len(MIGRATIONS)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_reopening_applies_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    for _ in range(2):
+        storage = SqliteStorage(path)
+        await storage.start()
+        await storage.stop()
+    assert user_version(path) == len(MIGRATIONS)
+
+
+@pytest.mark.parametrize("version", range(len(MIGRATIONS)))
+async def test_upgrade_from_each_earlier_version(tmp_path: Path, version: int) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = SqliteStorage(path, migrations=MIGRATIONS[:version])
+    await old.start()
+    await old.stop()
+    assert user_version(path) == version
+    if version >= 1:
+        # Data written by the old schema, with plain SQL as the old code would have.
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute(
+                "INSERT INTO players (chat_id, user_id, name, balance, created_at) "
+                "VALUES (1, 7, 'Old', 400, 0)"
+            )
+            conn.execute(
+                "INSERT INTO ledger (chat_id, source_kind, source_id, target_kind, target_id, "
+                "amount, reason, target_after, created_at) "
+                "VALUES (1, 'grant', 0, 'player', 7, 400, 'starting balance', 400, 0)"
+            )
+            conn.execute(
+                "INSERT INTO games (chat_id, thread_id, status, state, version, creator_id, "
+                "created_at, updated_at) VALUES (1, 0, 'active', '{\"old\": true}', 3, 7, 0, 0)"
+            )
+        conn.close()
+
+    storage = SqliteStorage(path)
+    await storage.start()
+    try:
+        assert user_version(path) == len(MIGRATIONS)
+        async with storage.transaction() as tx:
+            player = await tx.ensure_player(1, 7, "Old", 1000)
+            await tx.add_stats(1, 7, StatsDelta(rounds=1, wins=1, biggest_win=10))
+            game = await tx.load_active_game(1, 0)
+            if game is None:
+                game = await tx.create_game(1, 0, 7, {})
+            await tx.apply_transfers(
+                1,
+                game.game_id,
+                1,
+                [Transfer(Account.player(7), Account.bank(game.game_id), 10, "stake")],
+            )
+        stats = await storage.player_stats(1, 7)
+        assert stats is not None and stats.rounds == 1
+        assert (await storage.check_ledger(1)).ok
+        if version >= 1:
+            assert player.balance == 400
+            assert game.state == {"old": True} and game.version == 3
+    finally:
+        await storage.stop()
+
+
+async def test_failing_step_leaves_previous_version(tmp_path: Path) -> None:
+    from storage import Migration
+
+    path = tmp_path / "db.sqlite3"
+    broken = (*MIGRATIONS, Migration("broken", "CREATE TABLE extra (x);\nSELECT * FROM nowhere;"))
+    storage = SqliteStorage(path, migrations=broken)
+    with pytest.raises(CorruptDatabase, match="nowhere"):
+        await storage.start()
+    assert user_version(path) == len(MIGRATIONS)
+    conn = sqlite3.connect(path)
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "extra" not in tables
+
+
+async def test_too_new_database_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
+    conn.close()
+    before = path.read_bytes()
+    storage = SqliteStorage(path)
+    with pytest.raises(DatabaseTooNew) as caught:
+        await storage.start()
+    assert (caught.value.found, caught.value.supported) == (len(MIGRATIONS) + 5, len(MIGRATIONS))
+    assert "newer than this bot supports" in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert path.read_bytes() == before
+
+
+async def test_garbage_file_is_reported_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"this is not a database, just a text file\n" * 200)
+    before = path.read_bytes()
+    storage = SqliteStorage(path)
+    with pytest.raises(CorruptDatabase) as caught:
+        await storage.start()
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["garbage.sqlite3"]
+
+
+async def test_damaged_database_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.sqlite3"
+    storage = SqliteStorage(path)
+    await storage.start()
+    async with storage.transaction() as tx:
+        for uid in range(2000):
+            await tx.ensure_player(1, uid, "player name " * 5, 1000)
+    await storage.stop()
+    data = bytearray(path.read_bytes())
+    assert len(data) > 8 * 4096
+    data[3 * 4096 : 6 * 4096] = b"\xff" * (3 * 4096)  # wreck a few b-tree pages
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptDatabase):
+        await SqliteStorage(path).start()
+    assert path.read_bytes() == bytes(data)
+
+
+async def test_unopenable_path_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(CorruptDatabase, match="unable to open"):
+        await SqliteStorage(tmp_path / "missing-dir" / "db.sqlite3").start()
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("sqlite:///ochko.sqlite3", "ochko.sqlite3"),
+        ("sqlite:///data/ochko.db", "data/ochko.db"),
+        ("sqlite:////var/lib/ochko/ochko.db", "/var/lib/ochko/ochko.db"),
+        ("SQLITE:///x.db", "x.db"),
+        ("sqlite:///:memory:", ":memory:"),
+    ],
+)
+def test_sqlite_urls(url: str, expected: str) -> None:
+    storage = open_storage(url)
+    assert isinstance(storage, SqliteStorage) and storage.path == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("postgres://bot:s3cret@db/ochko", "PostgreSQL backend is not implemented"),
+        ("postgresql://db/ochko", "PostgreSQL backend is not implemented"),
+        ("mysql://db/ochko", "unknown scheme 'mysql'"),
+        ("ochko.sqlite3", "not a URL"),
+        ("sqlite://host/x.db", "three slashes"),
+        ("sqlite:///", "no database path"),
+        ("sqlite:///x.db?mode=ro", "parameters"),
+    ],
+)
+def test_bad_urls(url: str, reason: str) -> None:
+    with pytest.raises(UnknownBackend, match=reason) as caught:
+        open_storage(url)
+    message = str(caught.value)
+    assert "\n" not in message and "s3cret" not in message
+
+
+def test_bad_synchronous_mode() -> None:
+    with pytest.raises(ValueError, match="synchronous"):
+        open_storage("sqlite:///x.db", synchronous="sometimes")
+
+
+async def test_memory_database_works() -> None:
+    storage = open_storage("sqlite:///:memory:")
+    await storage.start()
+    async with storage.transaction() as tx:
+        assert await tx.claim_update(1)
+    assert await storage.is_processed(1)
+    await storage.stop()
