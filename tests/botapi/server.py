@@ -1,0 +1,1493 @@
+"""A local Telegram Bot API server for tests and the sandbox.
+
+It speaks the real wire protocol (`/bot<token>/<method>`, JSON / form / multipart bodies, the
+`{"ok": …}` envelope) and is as strict as Telegram where a bot can go wrong: entity parsing,
+length limits, callback data, "message is not modified", 403 for private chats never opened,
+flood limits with 429 and retry_after. Tests drive it in-process:
+
+    async with BotApiServer() as server:
+        bot = server.add_bot(username="ochko_test_bot")
+        alice = server.create_user("Alice", username="alice")
+        group = server.create_group("Table 1", members=[alice], admins=[alice])
+        # start the bot with base_url=server.base_url, then:
+        await alice.send(group, "/start")
+        reply = await group.wait_for("Welcome")
+
+What is deliberately simpler than Telegram: one server-wide user namespace, bots see every group
+message (as with privacy mode off), callback queries never expire, webhooks may be plain http,
+and only the methods listed in `BotApiServer._METHODS` exist (everything else is 404 as on
+Telegram).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import itertools
+import json
+import re
+import secrets
+import struct
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aiohttp import ClientError, ClientSession, ClientTimeout, web
+
+from .entities import (
+    Entity,
+    EntityParseError,
+    detect_entities,
+    parse_text,
+    sort_entities,
+    strip_text,
+    utf16_len,
+)
+from .flood import FloodControl, FloodLimits
+from .models import (
+    JSON,
+    CallbackAnswer,
+    CallbackQuery,
+    Chat,
+    FakeBot,
+    FakeUser,
+    Message,
+    MessageVersion,
+    RequestRecord,
+    Webhook,
+    scope_key,
+)
+
+T = TypeVar("T")
+TOKEN_RE = re.compile(r"^(\d+):[A-Za-z0-9_-]{20,}$")
+MAX_TEXT = 4096
+MAX_CAPTION = 1024
+MAX_ALERT = 200
+UPDATE_TYPES = (
+    "message",
+    "edited_message",
+    "channel_post",
+    "edited_channel_post",
+    "callback_query",
+    "inline_query",
+    "chosen_inline_result",
+    "my_chat_member",
+    "chat_member",
+    "chat_join_request",
+    "message_reaction",
+    "message_reaction_count",
+    "poll",
+    "poll_answer",
+    "pre_checkout_query",
+    "shipping_query",
+)
+CHAT_ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
+# Methods that post or change a visible message: the flood limits count these.
+FLOOD_METHODS = frozenset({"sendmessage", "sendphoto", "editmessagetext", "editmessagereplymarkup"})
+NOT_MODIFIED = (
+    "message is not modified: specified new message content and reply markup are exactly the "
+    "same as a current content and reply markup of the message"
+)
+QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status = error_code, as Telegram does."""
+
+    def __init__(self, code: int, description: str, parameters: JSON | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.parameters = parameters
+
+
+def bad_request(text: str) -> ApiError:
+    return ApiError(400, f"Bad Request: {text}")
+
+
+@dataclass
+class Upload:
+    """A file sent in a multipart body."""
+
+    filename: str | None
+    content_type: str | None
+    data: bytes
+
+
+class Params:
+    """Request parameters with Telegram's coercions: form values arrive as strings (PTB sends
+    numbers as "42", booleans as "true" and objects as JSON text), JSON bodies arrive typed."""
+
+    def __init__(self, values: JSON, files: dict[str, Upload]) -> None:
+        self.values = values
+        self.files = files
+
+    def raw(self, name: str) -> Any:
+        value = self.values.get(name)
+        return None if value == "" else value
+
+    def string(self, name: str) -> str | None:
+        value = self.raw(name)
+        if value is None:
+            return None
+        return value if isinstance(value, str) else json.dumps(value)
+
+    def integer(self, name: str) -> int | None:
+        value = self.raw(name)
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            return int(value)
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise bad_request(f"invalid {name} specified") from None
+
+    def number(self, name: str) -> float | None:
+        value = self.raw(name)
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise bad_request(f"invalid {name} specified") from None
+
+    def flag(self, name: str) -> bool:
+        value = self.raw(name)
+        if isinstance(value, str):
+            return value.strip().lower() in ("true", "1", "yes")
+        return bool(value)
+
+    def obj(self, name: str, what: str | None = None) -> Any:
+        value = self.raw(name)
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                raise bad_request(f"can't parse {what or name} JSON object") from None
+        return value
+
+
+Handler = Callable[[FakeBot, Params], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ServerEvent:
+    """What listeners (the sandbox) hear about: "new", "edit", "delete" or "answer"."""
+
+    kind: str
+    message: Message | None = None
+    query: CallbackQuery | None = None
+
+
+class BotApiServer:
+    """The fake Telegram. Create it, `await start()`, point the bot at `base_url`."""
+
+    def __init__(
+        self,
+        *,
+        flood_limits: bool | FloodLimits = True,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        webhook_retry_delay: float = 0.2,
+    ) -> None:
+        limits = flood_limits if isinstance(flood_limits, FloodLimits) else FloodLimits()
+        self.flood = FloodControl(enabled=flood_limits is not False, limits=limits)
+        self.host = host
+        self.port = port
+        self.webhook_retry_delay = webhook_retry_delay
+        self.requests: list[RequestRecord] = []
+        self.bots: dict[str, FakeBot] = {}
+        self.users: dict[int, FakeUser] = {}
+        self.groups: dict[int, Chat] = {}
+        self.files: dict[str, bytes] = {}
+        self._private: dict[tuple[int, int], Chat] = {}
+        self._queries: dict[str, CallbackQuery] = {}
+        self._user_ids = itertools.count(1_000_001)
+        self._group_ids = itertools.count(1)
+        self._query_ids = itertools.count(4_000_000_000_000_000_001, 7)
+        self._changed = asyncio.Event()
+        self._listeners: list[Callable[[ServerEvent], None]] = []
+        self._webhook_tasks: dict[str, asyncio.Task[None]] = {}
+        self._runner: web.AppRunner | None = None
+        self._session: ClientSession | None = None
+        self._closing = False
+        self._methods: dict[str, Handler] = {
+            name.lower(): getattr(self, f"_api_{name}") for name in self._METHODS
+        }
+
+    _METHODS = (
+        "getMe",
+        "logOut",
+        "close",
+        "getUpdates",
+        "setWebhook",
+        "deleteWebhook",
+        "getWebhookInfo",
+        "setMyCommands",
+        "getMyCommands",
+        "deleteMyCommands",
+        "setMyDescription",
+        "getMyDescription",
+        "setMyShortDescription",
+        "getMyShortDescription",
+        "setMyName",
+        "getMyName",
+        "sendMessage",
+        "sendPhoto",
+        "editMessageText",
+        "editMessageReplyMarkup",
+        "deleteMessage",
+        "answerCallbackQuery",
+        "getChat",
+        "getChatMember",
+        "getChatAdministrators",
+        "getChatMemberCount",
+        "sendChatAction",
+    )
+
+    # ------------------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> BotApiServer:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_route("*", "/{tail:.*}", self._not_found)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        address = self._runner.addresses[0]
+        self.port = int(address[1])
+        self._closing = False
+        return self
+
+    async def stop(self) -> None:
+        """Stop serving: long polls return at once, webhook senders stop."""
+        self._closing = True
+        for bot in self.bots.values():
+            bot._notify()
+        for task in self._webhook_tasks.values():
+            task.cancel()
+        for task in list(self._webhook_tasks.values()):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._webhook_tasks.clear()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> BotApiServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def url(self) -> str:
+        """http://127.0.0.1:PORT"""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What to pass as PTB's base_url (it appends the token): http://127.0.0.1:PORT/bot"""
+        return f"{self.url}/bot"
+
+    @property
+    def flood_limits(self) -> bool:
+        return self.flood.enabled
+
+    @flood_limits.setter
+    def flood_limits(self, enabled: bool) -> None:
+        self.flood.enabled = enabled
+
+    # -------------------------------------------------------------------------------- world
+
+    def add_bot(
+        self,
+        token: str | None = None,
+        *,
+        username: str = "ochko_test_bot",
+        first_name: str = "Очко",
+    ) -> FakeBot:
+        """Register a bot account; a token is generated unless given (`<id>:<secret>`)."""
+        if token is None:
+            token = f"{7_000_000_000 + len(self.bots)}:{secrets.token_urlsafe(26)}"
+        if not TOKEN_RE.match(token):
+            raise ValueError(f"not a bot token: {token!r} (expected <digits>:<20+ of A-Za-z0-9_->)")
+        if token in self.bots:
+            raise ValueError("this token is already registered")
+        bot = FakeBot(self, token, username, first_name)
+        self.bots[token] = bot
+        return bot
+
+    def create_user(
+        self,
+        first_name: str,
+        *,
+        username: str | None = None,
+        language_code: str | None = "ru",
+        last_name: str | None = None,
+        user_id: int | None = None,
+    ) -> FakeUser:
+        """A person with a fresh positive id."""
+        uid = user_id if user_id is not None else next(self._user_ids)
+        if uid in self.users:
+            raise ValueError(f"user id {uid} is taken")
+        user = FakeUser(
+            self,
+            uid,
+            first_name,
+            last_name=last_name,
+            username=username,
+            language_code=language_code,
+        )
+        self.users[uid] = user
+        return user
+
+    def create_group(
+        self,
+        title: str,
+        *,
+        members: list[FakeUser] | tuple[FakeUser, ...] = (),
+        admins: list[FakeUser] | tuple[FakeUser, ...] = (),
+        forum: bool = False,
+        bots: list[FakeBot] | None = None,
+        bot_admin: bool = False,
+        username: str | None = None,
+    ) -> Chat:
+        """A supergroup (id -100…). Admins are members too; the first admin is the creator.
+
+        `bots` defaults to every bot registered so far.
+        """
+        chat_id = -1_001_000_000_000 - next(self._group_ids)
+        chat = Chat(self, chat_id, "supergroup", title=title, username=username, is_forum=forum)
+        for user in admins:
+            chat.add_member(user, admin=True)
+        for user in members:
+            if user.id not in chat.members:
+                chat.add_member(user)
+        for bot in self.bots.values() if bots is None else bots:
+            chat.add_bot(bot, admin=bot_admin)
+        self.groups[chat_id] = chat
+        return chat
+
+    def private_chat(self, bot: FakeBot, user: FakeUser) -> Chat:
+        """The chat of `user` with `bot` (its id is the user's id, as on Telegram)."""
+        key = (bot.id, user.id)
+        chat = self._private.get(key)
+        if chat is None:
+            chat = self._private[key] = Chat(self, user.id, "private", user=user, bot=bot)
+        return chat
+
+    def user(self, name: str) -> FakeUser:
+        """A user by first name or username."""
+        for user in self.users.values():
+            if name in (user.first_name, user.username, f"@{user.username}"):
+                return user
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------------ observation
+
+    def add_listener(self, listener: Callable[[ServerEvent], None]) -> None:
+        """Call `listener` (on the server's loop) for every new, edited or deleted message and
+        every callback answer."""
+        self._listeners.append(listener)
+
+    def _emit(self, event: ServerEvent) -> None:
+        for listener in self._listeners:
+            listener(event)
+        self._touch()
+
+    def _touch(self) -> None:
+        event, self._changed = self._changed, asyncio.Event()
+        event.set()
+
+    async def wait_for(
+        self,
+        predicate: Callable[[], T | None],
+        timeout: float = 10.0,  # noqa: ASYNC109 -- a plain deadline reads best in tests
+        *,
+        description: str | None = None,
+    ) -> T:
+        """Re-check `predicate` after every request and user action until it returns a truthy
+        value, and return that value; TimeoutError (with `description`) otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            changed = self._changed
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                what = description or getattr(predicate, "__name__", "the condition")
+                raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), remaining)
+
+    async def wait_for_request(
+        self,
+        method: str,
+        predicate: Callable[[RequestRecord], bool] | None = None,
+        timeout: float = 10.0,  # noqa: ASYNC109 -- a plain deadline reads best in tests
+        *,
+        after: int = 0,
+    ) -> RequestRecord:
+        """The first request to `method` (case-insensitive) at index ≥ `after` in `requests`."""
+        name = method.lower()
+
+        def find() -> RequestRecord | None:
+            for record in self.requests[after:]:
+                if record.method.lower() == name and (predicate is None or predicate(record)):
+                    return record
+            return None
+
+        return await self.wait_for(find, timeout, description=f"a {method} request")
+
+    def calls(self, method: str) -> list[RequestRecord]:
+        """Every request to one method (case-insensitive)."""
+        name = method.lower()
+        return [r for r in self.requests if r.method.lower() == name]
+
+    @property
+    def errors(self) -> list[RequestRecord]:
+        """Every request that was answered with ok=false."""
+        return [r for r in self.requests if not r.ok]
+
+    @property
+    def parse_errors(self) -> list[RequestRecord]:
+        return [r for r in self.errors if "can't parse entities" in (r.description or "")]
+
+    # --------------------------------------------------------------------------- updates
+
+    def push_update(self, bot: FakeBot, update: JSON) -> JSON:
+        """Queue a raw update for `bot`. An update_id is assigned unless present, so pushing
+        the same dict twice delivers a duplicate, as Telegram sometimes does."""
+        update = dict(update)
+        if "update_id" not in update:
+            update["update_id"] = bot.next_update_id
+        bot.next_update_id = max(bot.next_update_id, int(update["update_id"]) + 1)
+        bot.pending.append(update)
+        bot._notify()
+        self._touch()
+        return update
+
+    def _user_message(
+        self,
+        user: FakeUser,
+        chat: Chat,
+        text: str,
+        reply_to: Message | int | None,
+        thread_id: int | None,
+        entities: list[Entity] | None,
+    ) -> Message:
+        if chat.is_private:
+            if chat.user is not user:
+                raise ValueError(f"{user.first_name} cannot write in {chat.describe()}")
+            chat.started = True
+            if chat.bot is not None:
+                user.unblock(chat.bot)  # writing to a blocked bot unblocks it in every client
+        elif user.id not in chat.members:
+            raise ValueError(f"{user.first_name} is not a member of {chat.describe()}")
+        if not text.strip():
+            raise ValueError("Telegram clients do not send empty messages")
+        if thread_id is not None and chat.is_forum and thread_id not in chat.topics:
+            raise ValueError(f"no topic {thread_id} in {chat.describe()}")
+        replied = chat.message(reply_to) if isinstance(reply_to, int) else reply_to
+        message = chat._append(
+            Message(
+                chat=chat,
+                message_id=chat._allocate_id(),
+                date=int(time.time()),
+                sender=user.to_dict(),
+                bot=None,
+                text=text,
+                entities=entities if entities is not None else detect_entities(text),
+                thread_id=thread_id,
+                reply_to=replied,
+            )
+        )
+        recipients = [chat.bot] if chat.is_private and chat.bot else list(chat.bots.values())
+        for bot in recipients:
+            self.push_update(bot, {"message": message.to_dict()})
+        self._emit(ServerEvent("new", message))
+        return message
+
+    def _press(
+        self,
+        user: FakeUser,
+        message: Message,
+        text: str | None,
+        data: str | None,
+        index: tuple[int, int] | int | None,
+    ) -> CallbackQuery:
+        chat = message.chat
+        if message.deleted:
+            raise ValueError(f"{message!r} was deleted")
+        if chat.is_private and chat.user is not user:
+            raise ValueError(f"{user.first_name} cannot see {chat.describe()}")
+        if chat.is_group and user.id not in chat.members:
+            raise ValueError(f"{user.first_name} is not a member of {chat.describe()}")
+        if message.bot is None:
+            raise ValueError("only bot messages have inline buttons")
+        rows = message.inline_keyboard
+        flat = [button for row in rows for button in row]
+        button: JSON | None = None
+        if index is not None:
+            try:
+                button = rows[index[0]][index[1]] if isinstance(index, tuple) else flat[index]
+            except IndexError:
+                raise ValueError(f"no button at {index} in {message!r}") from None
+        elif data is not None:
+            button = next((b for b in flat if b.get("callback_data") == data), None)
+        elif text is not None:
+            button = next((b for b in flat if b["text"] == text), None)
+            if button is None:
+                candidates = [b for b in flat if text.lower() in b["text"].lower()]
+                if len(candidates) == 1:
+                    button = candidates[0]
+        if button is None:
+            wanted = text if text is not None else data
+            raise ValueError(f"no button {wanted!r} in {message!r}; buttons: {message.buttons}")
+        if "callback_data" not in button:
+            raise ValueError(f"button {button['text']!r} is not a callback button: {button}")
+        query = CallbackQuery(str(next(self._query_ids)), user, message, message.bot, "")
+        query.data = button["callback_data"]
+        self._queries[query.id] = query
+        instance = hashlib.sha1(f"{chat.id}:{message.bot.id}".encode()).hexdigest()[:16]
+        self.push_update(
+            message.bot,
+            {
+                "callback_query": {
+                    "id": query.id,
+                    "from": user.to_dict(),
+                    "message": message.to_dict(),
+                    "chat_instance": str(int(instance, 16)),
+                    "data": query.data,
+                }
+            },
+        )
+        return query
+
+    # --------------------------------------------------------------------------- HTTP layer
+
+    async def _not_found(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
+        )
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        token = request.match_info["token"]
+        method = request.match_info["method"]
+        bot = self.bots.get(token)
+        params: JSON = {}
+        status = 200
+        result: Any = None
+        description: str | None = None
+        parameters: JSON | None = None
+        try:
+            if bot is None:
+                raise ApiError(401, "Unauthorized")
+            values, files = await self._read_params(request)
+            params = dict(values)
+            for name, upload in files.items():
+                params[name] = f"<file {upload.filename!r}, {len(upload.data)} bytes>"
+            handler = self._methods.get(method.lower())
+            if handler is None:
+                raise ApiError(404, "Not Found")
+            result = await handler(bot, Params(values, files))
+        except ApiError as error:
+            status = error.code
+            description = error.description
+            parameters = error.parameters
+        body: JSON
+        if status == 200:
+            body = {"ok": True, "result": result}
+        else:
+            body = {"ok": False, "error_code": status, "description": description}
+            if parameters:
+                body["parameters"] = parameters
+        chat_id: int | str | None = params.get("chat_id")
+        if isinstance(chat_id, str):
+            with contextlib.suppress(ValueError):
+                chat_id = int(chat_id)
+        self.requests.append(
+            RequestRecord(
+                bot=bot,
+                method=method,
+                params=params,
+                status=status,
+                ok=status == 200,
+                description=description,
+                result=result,
+                time=time.monotonic(),
+                chat_id=chat_id,
+                retry_after=(parameters or {}).get("retry_after"),
+            )
+        )
+        self._touch()
+        return web.json_response(body, status=status, dumps=_dumps)
+
+    async def _read_params(self, request: web.Request) -> tuple[JSON, dict[str, Upload]]:
+        values: JSON = dict(request.query)
+        files: dict[str, Upload] = {}
+        if request.method not in ("POST", "PUT"):
+            return values, files
+        content_type = request.content_type
+        if content_type == "application/json":
+            raw = await request.read()
+            if raw.strip():
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    raise bad_request("can't parse JSON request body") from None
+                if not isinstance(body, dict):
+                    raise bad_request("JSON request body must be an object")
+                values.update(body)
+        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            form = await request.post()
+            for name, value in form.items():
+                if isinstance(value, web.FileField):
+                    files[name] = Upload(value.filename, value.content_type, value.file.read())
+                else:
+                    values[name] = value
+        return values, files
+
+    # ---------------------------------------------------------------------------- helpers
+
+    def _resolve_chat(self, bot: FakeBot, params: Params) -> Chat:
+        raw = params.raw("chat_id")
+        if raw is None:
+            raise bad_request("chat_id is empty")
+        if isinstance(raw, str) and raw.startswith("@"):
+            name = raw[1:].lower()
+            for group in self.groups.values():
+                if (group.username or "").lower() == name and bot.id in group.bots:
+                    return group
+            raise bad_request("chat not found")
+        try:
+            chat_id = int(raw)
+        except (TypeError, ValueError):
+            raise bad_request("chat not found") from None
+        if chat_id > 0:
+            user = self.users.get(chat_id)
+            if user is None:
+                raise bad_request("chat not found")
+            return self.private_chat(bot, user)
+        found = self.groups.get(chat_id)
+        if found is None or bot.id not in found.bots:
+            raise bad_request("chat not found")
+        return found
+
+    def _check_can_write(self, bot: FakeBot, chat: Chat) -> None:
+        if chat.is_private and chat.user is not None:
+            if bot.id in chat.user.blocked:
+                raise ApiError(403, "Forbidden: bot was blocked by the user")
+            if not chat.started:
+                raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+
+    def _check_flood(self, bot: FakeBot, chat: Chat) -> None:
+        retry_after = self.flood.check(bot.id, chat.id, chat.is_group)
+        if retry_after is not None:
+            raise ApiError(
+                429,
+                f"Too Many Requests: retry after {retry_after}",
+                {"retry_after": retry_after},
+            )
+
+    def _formatted(
+        self,
+        params: Params,
+        text_field: str,
+        entities_field: str,
+        *,
+        limit: int,
+        empty_error: str,
+        long_error: str,
+        allow_empty: bool = False,
+    ) -> tuple[str, list[Entity]]:
+        text = params.string(text_field) or ""
+        explicit = params.obj(entities_field, "entities")
+        if explicit is not None:
+            entities = self._validate_entities(explicit, text)
+            plain = text
+        else:
+            try:
+                parsed = parse_text(text, params.string("parse_mode"))
+            except EntityParseError as error:
+                raise bad_request(f"can't parse entities: {error}") from None
+            except ValueError:
+                raise bad_request("unsupported parse_mode") from None
+            plain, entities = parsed.text, parsed.entities
+        plain, entities = strip_text(plain, entities)
+        if not plain and not allow_empty:
+            raise bad_request(empty_error)
+        if utf16_len(plain) > limit:
+            raise bad_request(long_error)
+        return plain, entities
+
+    @staticmethod
+    def _validate_entities(value: Any, text: str) -> list[Entity]:
+        if not isinstance(value, list):
+            raise bad_request("can't parse entities JSON object")
+        size = utf16_len(text)
+        result: list[Entity] = []
+        for item in value:
+            if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+                raise bad_request('can\'t parse MessageEntity: field "type" must be of type String')
+            try:
+                offset, length = int(item["offset"]), int(item["length"])
+            except (KeyError, TypeError, ValueError):
+                raise bad_request("can't parse MessageEntity: wrong offset or length") from None
+            if offset < 0 or length <= 0 or offset >= size:
+                continue  # Telegram silently drops entities outside the text
+            result.append({**item, "offset": offset, "length": min(length, size - offset)})
+        return sort_entities(result)
+
+    def _markup(self, params: Params, *, inline_only: bool = False) -> JSON | None:
+        markup = params.obj("reply_markup", "reply keyboard markup")
+        if markup is None:
+            return None
+        if not isinstance(markup, dict):
+            raise bad_request("can't parse reply keyboard markup JSON object")
+        if "inline_keyboard" in markup:
+            rows = markup["inline_keyboard"]
+            if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+                raise bad_request(
+                    'field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'
+                )
+            for row in rows:
+                for button in row:
+                    self._check_button(button)
+            rows = [row for row in rows if row]
+            return {"inline_keyboard": rows} if rows else None
+        if inline_only:
+            raise bad_request("inline keyboard expected")
+        if not any(k in markup for k in ("keyboard", "remove_keyboard", "force_reply")):
+            raise bad_request("can't parse reply keyboard markup JSON object")
+        return markup
+
+    @staticmethod
+    def _check_button(button: Any) -> None:
+        if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+            raise bad_request(
+                "can't parse inline keyboard button: "
+                "Text buttons are unallowed in the inline keyboard"
+            )
+        if not button["text"].strip():
+            raise bad_request("BUTTON_TEXT_EMPTY")
+        kinds = [
+            k
+            for k in (
+                "callback_data",
+                "url",
+                "switch_inline_query",
+                "web_app",
+                "login_url",
+                "switch_inline_query_current_chat",
+                "pay",
+                "callback_game",
+                "copy_text",
+                "switch_inline_query_chosen_chat",
+            )
+            if k in button
+        ]
+        if not kinds:
+            raise bad_request(
+                "can't parse inline keyboard button: "
+                "Text buttons are unallowed in the inline keyboard"
+            )
+        if "callback_data" in button:
+            data = button["callback_data"]
+            if not isinstance(data, str) or not 1 <= len(data.encode("utf-8")) <= 64:
+                raise bad_request("BUTTON_DATA_INVALID")
+        if "url" in button:
+            url = button["url"]
+            if not isinstance(url, str) or not re.match(r"^(https?|tg)://\S+$", url):
+                raise bad_request(f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL")
+
+    def _thread_id(self, params: Params, chat: Chat) -> int | None:
+        thread_id = params.integer("message_thread_id")
+        if thread_id is None:
+            return None
+        if chat.is_forum and thread_id not in chat.topics and thread_id != 1:
+            raise bad_request("message thread not found")
+        if not chat.is_forum and chat.message(thread_id) is None:
+            raise bad_request("message thread not found")
+        return thread_id
+
+    def _reply_to(self, params: Params, chat: Chat) -> Message | None:
+        reply = params.obj("reply_parameters", "reply parameters")
+        message_id: int | None
+        allow_missing = params.flag("allow_sending_without_reply")
+        if isinstance(reply, dict):
+            try:
+                message_id = int(reply["message_id"])
+            except (KeyError, TypeError, ValueError):
+                raise bad_request("can't parse reply parameters JSON object") from None
+            allow_missing = bool(reply.get("allow_sending_without_reply", allow_missing))
+        else:
+            message_id = params.integer("reply_to_message_id")
+        if message_id is None:
+            return None
+        message = chat.message(message_id)
+        if message is None or message.deleted:
+            if allow_missing:
+                return None
+            raise bad_request("message to be replied not found")
+        return message
+
+    def _find_message(self, chat: Chat, params: Params, missing: str) -> Message:
+        if params.raw("inline_message_id") is not None:
+            raise bad_request("MESSAGE_ID_INVALID")
+        message_id = params.integer("message_id")
+        if message_id is None:
+            raise bad_request("message identifier is not specified")
+        message = chat.message(message_id)
+        if message is None or message.deleted:
+            raise bad_request(missing)
+        return message
+
+    def _send_options(self, params: Params) -> JSON:
+        options: JSON = {}
+        for name in ("disable_notification", "protect_content"):
+            if params.raw(name) is not None:
+                options[name] = params.flag(name)
+        preview = params.obj("link_preview_options", "link preview options")
+        if preview is not None:
+            options["link_preview_options"] = preview
+        elif params.raw("disable_web_page_preview") is not None:
+            options["link_preview_options"] = {
+                "is_disabled": params.flag("disable_web_page_preview")
+            }
+        return options
+
+    def _post(self, bot: FakeBot, chat: Chat, **fields: Any) -> Message:
+        message = chat._append(
+            Message(
+                chat=chat,
+                message_id=chat._allocate_id(),
+                date=int(time.time()),
+                sender=bot.to_dict(),
+                bot=bot,
+                **fields,
+            )
+        )
+        self._emit(ServerEvent("new", message))
+        return message
+
+    # ------------------------------------------------------------------------ API methods
+
+    async def _api_getMe(self, bot: FakeBot, params: Params) -> JSON:
+        return {
+            **bot.to_dict(),
+            "can_join_groups": True,
+            "can_read_all_group_messages": True,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    async def _api_logOut(self, bot: FakeBot, params: Params) -> bool:
+        return True
+
+    async def _api_close(self, bot: FakeBot, params: Params) -> bool:
+        return True
+
+    async def _api_getUpdates(self, bot: FakeBot, params: Params) -> list[JSON]:
+        if bot.webhook is not None:
+            raise ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
+        offset = params.integer("offset")
+        limit = params.integer("limit") or 100
+        limit = max(1, min(limit, 100))
+        timeout = max(0.0, params.number("timeout") or 0.0)
+        allowed = params.obj("allowed_updates", "allowed updates")
+        if allowed is not None:
+            bot.allowed_updates = [str(kind) for kind in allowed] if allowed else None
+        if offset is not None:
+            if offset < 0:
+                bot.pending = bot.pending[offset:]
+            else:
+                bot.pending = [u for u in bot.pending if u["update_id"] >= offset]
+        bot.poll_generation += 1
+        generation = bot.poll_generation
+        bot._notify()  # an older long poll of this bot ends with 409, as on Telegram
+        deadline = time.monotonic() + timeout
+        while True:
+            event = bot._event
+            if bot.allowed_updates:
+                allowed_set = set(bot.allowed_updates)
+                bot.pending = [u for u in bot.pending if _update_type(u) in allowed_set]
+            if bot.pending or self._closing:
+                return [dict(update) for update in bot.pending[:limit]]
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+            if bot.poll_generation != generation:
+                raise ApiError(
+                    409,
+                    "Conflict: terminated by other getUpdates request; "
+                    "make sure that only one bot instance is running",
+                )
+            if bot.webhook is not None:
+                return []
+
+    async def _api_setWebhook(self, bot: FakeBot, params: Params) -> bool:
+        url = params.string("url") or ""
+        if params.flag("drop_pending_updates"):
+            bot.pending.clear()
+        if not url:
+            await self._stop_webhook(bot)
+            return True
+        if not re.match(r"^https?://[^\s/]+", url):
+            raise bad_request("bad webhook: Failed to resolve host: Name or service not known")
+        secret = params.string("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            raise bad_request("secret token contains unallowed characters")
+        allowed = params.obj("allowed_updates", "allowed updates")
+        if allowed is not None:
+            bot.allowed_updates = [str(kind) for kind in allowed] if allowed else None
+        await self._stop_webhook(bot)
+        bot.webhook = Webhook(
+            url=url,
+            secret_token=secret,
+            max_connections=params.integer("max_connections") or 40,
+            allowed_updates=bot.allowed_updates,
+        )
+        bot.poll_generation += 1
+        bot._notify()
+        self._webhook_tasks[bot.token] = asyncio.create_task(self._webhook_loop(bot))
+        return True
+
+    async def _api_deleteWebhook(self, bot: FakeBot, params: Params) -> bool:
+        if params.flag("drop_pending_updates"):
+            bot.pending.clear()
+        await self._stop_webhook(bot)
+        return True
+
+    async def _api_getWebhookInfo(self, bot: FakeBot, params: Params) -> JSON:
+        info: JSON = {
+            "url": "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(bot.pending),
+        }
+        hook = bot.webhook
+        if hook is not None:
+            info.update(url=hook.url, max_connections=hook.max_connections, ip_address="127.0.0.1")
+            if hook.allowed_updates:
+                info["allowed_updates"] = hook.allowed_updates
+            if hook.last_error_date is not None:
+                info["last_error_date"] = hook.last_error_date
+                info["last_error_message"] = hook.last_error_message
+        return info
+
+    async def _stop_webhook(self, bot: FakeBot) -> None:
+        bot.webhook = None
+        task = self._webhook_tasks.pop(bot.token, None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _webhook_loop(self, bot: FakeBot) -> None:
+        """Deliver pending updates one by one; a failure is retried with growing delays."""
+        if self._session is None:
+            self._session = ClientSession(timeout=ClientTimeout(total=10))
+        session = self._session
+        delay = self.webhook_retry_delay
+        while bot.webhook is not None and not self._closing:
+            hook = bot.webhook
+            event = bot._event
+            if bot.allowed_updates:
+                allowed_set = set(bot.allowed_updates)
+                bot.pending = [u for u in bot.pending if _update_type(u) in allowed_set]
+            if not bot.pending:
+                await event.wait()
+                continue
+            update = bot.pending[0]
+            headers = {"Content-Type": "application/json"}
+            if hook.secret_token:
+                headers["X-Telegram-Bot-Api-Secret-Token"] = hook.secret_token
+            error: str | None = None
+            try:
+                async with session.post(hook.url, data=_dumps(update), headers=headers) as reply:
+                    await reply.read()
+                    if not 200 <= reply.status < 300:
+                        error = f"Wrong response from the webhook: {reply.status} {reply.reason}"
+            except (ClientError, TimeoutError, OSError) as exc:
+                error = f"Connection failed: {exc.__class__.__name__}"
+            if error is None:
+                if bot.pending and bot.pending[0] is update:
+                    bot.pending.pop(0)
+                hook.delivered += 1
+                delay = self.webhook_retry_delay
+                self._touch()
+            else:
+                hook.last_error_date = int(time.time())
+                hook.last_error_message = error
+                self._touch()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    async def _api_setMyCommands(self, bot: FakeBot, params: Params) -> bool:
+        commands = params.obj("commands", "commands")
+        if not isinstance(commands, list):
+            raise bad_request("can't parse commands JSON object")
+        if len(commands) > 100:
+            raise bad_request("BOT_COMMANDS_TOO_MUCH")
+        cleaned: list[JSON] = []
+        for item in commands:
+            if not isinstance(item, dict):
+                raise bad_request("can't parse BotCommand JSON object")
+            command = str(item.get("command", "")).lstrip("/")
+            description = str(item.get("description", ""))
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", command):
+                raise bad_request("BOT_COMMAND_INVALID")
+            if not 1 <= len(description.strip()) <= 256:
+                raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
+            cleaned.append({"command": command, "description": description})
+        key = self._commands_key(params)
+        if cleaned:
+            bot.commands[key] = cleaned
+        else:
+            bot.commands.pop(key, None)
+        return True
+
+    async def _api_getMyCommands(self, bot: FakeBot, params: Params) -> list[JSON]:
+        return list(bot.commands.get(self._commands_key(params), []))
+
+    async def _api_deleteMyCommands(self, bot: FakeBot, params: Params) -> bool:
+        bot.commands.pop(self._commands_key(params), None)
+        return True
+
+    @staticmethod
+    def _commands_key(params: Params) -> tuple[str, str]:
+        scope = params.obj("scope", "bot command scope")
+        kinds = {
+            "default",
+            "all_private_chats",
+            "all_group_chats",
+            "all_chat_administrators",
+            "chat",
+            "chat_administrators",
+            "chat_member",
+        }
+        if scope is not None and (not isinstance(scope, dict) or scope.get("type") not in kinds):
+            raise bad_request("can't parse BotCommandScope JSON object")
+        language = params.string("language_code") or ""
+        if language and not re.fullmatch(r"[a-z]{2}", language):
+            raise bad_request("invalid language code specified")
+        return scope_key(scope), language
+
+    async def _set_text(self, bot: FakeBot, params: Params, kind: str, field: str) -> bool:
+        language = params.string("language_code") or ""
+        value = params.string(field) or ""
+        if value:
+            bot.texts[f"{kind}:{language}"] = value
+        else:
+            bot.texts.pop(f"{kind}:{language}", None)
+        return True
+
+    async def _api_setMyDescription(self, bot: FakeBot, params: Params) -> bool:
+        return await self._set_text(bot, params, "description", "description")
+
+    async def _api_getMyDescription(self, bot: FakeBot, params: Params) -> JSON:
+        key = f"description:{params.string('language_code') or ''}"
+        return {"description": bot.texts.get(key, "")}
+
+    async def _api_setMyShortDescription(self, bot: FakeBot, params: Params) -> bool:
+        return await self._set_text(bot, params, "short_description", "short_description")
+
+    async def _api_getMyShortDescription(self, bot: FakeBot, params: Params) -> JSON:
+        key = f"short_description:{params.string('language_code') or ''}"
+        return {"short_description": bot.texts.get(key, "")}
+
+    async def _api_setMyName(self, bot: FakeBot, params: Params) -> bool:
+        return await self._set_text(bot, params, "name", "name")
+
+    async def _api_getMyName(self, bot: FakeBot, params: Params) -> JSON:
+        key = f"name:{params.string('language_code') or ''}"
+        return {"name": bot.texts.get(key, bot.first_name)}
+
+    async def _api_sendMessage(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        self._check_can_write(bot, chat)
+        if params.string("text") is None:
+            raise bad_request("message text is empty")
+        text, entities = self._formatted(
+            params,
+            "text",
+            "entities",
+            limit=MAX_TEXT,
+            empty_error="message text is empty",
+            long_error="message is too long",
+        )
+        markup = self._markup(params)
+        thread_id = self._thread_id(params, chat)
+        reply_to = self._reply_to(params, chat)
+        options = self._send_options(params)
+        self._check_flood(bot, chat)
+        message = self._post(
+            bot,
+            chat,
+            text=text,
+            entities=entities,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+            options=options,
+        )
+        return message.to_dict()
+
+    async def _api_sendPhoto(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        self._check_can_write(bot, chat)
+        data, file_id = self._photo(params)
+        caption, caption_entities = self._formatted(
+            params,
+            "caption",
+            "caption_entities",
+            limit=MAX_CAPTION,
+            empty_error="message caption is empty",
+            long_error="message caption is too long",
+            allow_empty=True,
+        )
+        markup = self._markup(params)
+        thread_id = self._thread_id(params, chat)
+        reply_to = self._reply_to(params, chat)
+        options = self._send_options(params)
+        self._check_flood(bot, chat)
+        width, height = (_image_size(data) if data else None) or (320, 320)
+        unique = hashlib.sha1(file_id.encode()).hexdigest()[:16]
+        photo = [
+            {
+                "file_id": file_id,
+                "file_unique_id": unique,
+                "width": width,
+                "height": height,
+                "file_size": len(data or b""),
+            }
+        ]
+        message = self._post(
+            bot,
+            chat,
+            caption=caption or None,
+            caption_entities=caption_entities,
+            photo=photo,
+            photo_bytes=data,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+            options=options,
+        )
+        return message.to_dict()
+
+    def _photo(self, params: Params) -> tuple[bytes | None, str]:
+        """The photo's bytes (None for a URL) and its file_id; uploads are stored."""
+        raw = params.raw("photo")
+        upload = params.files.get("photo")
+        if isinstance(raw, str) and raw.startswith("attach://"):
+            upload = params.files.get(raw[len("attach://") :])
+        if upload is not None:
+            if not upload.data:
+                raise bad_request("file must be non-empty")
+            if _image_size(upload.data) is None:
+                raise bad_request("IMAGE_PROCESS_FAILED")
+            file_id = "AgAC" + secrets.token_urlsafe(24)
+            self.files[file_id] = upload.data
+            return upload.data, file_id
+        if not isinstance(raw, str) or not raw:
+            raise bad_request("there is no photo in the request")
+        if raw in self.files:
+            return self.files[raw], raw
+        if re.match(r"^https?://\S+$", raw):
+            return None, "AgAC" + hashlib.sha1(raw.encode()).hexdigest()
+        raise bad_request("wrong file identifier/HTTP URL specified")
+
+    async def _api_editMessageText(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        message = self._find_message(chat, params, "message to edit not found")
+        if message.bot is not bot:
+            raise bad_request("message can't be edited")
+        if message.text is None:
+            raise bad_request("there is no text in the message to edit")
+        if params.string("text") is None:
+            raise bad_request("text must be non-empty")
+        text, entities = self._formatted(
+            params,
+            "text",
+            "entities",
+            limit=MAX_TEXT,
+            empty_error="text must be non-empty",
+            long_error="MESSAGE_TOO_LONG",
+        )
+        markup = self._markup(params, inline_only=True)
+        if (text, entities, markup) == (message.text, message.entities, message.reply_markup):
+            raise bad_request(NOT_MODIFIED)
+        self._check_flood(bot, chat)
+        self._edit(message, text=text, entities=entities, reply_markup=markup)
+        return message.to_dict()
+
+    async def _api_editMessageReplyMarkup(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        message = self._find_message(chat, params, "message to edit not found")
+        if message.bot is not bot:
+            raise bad_request("message can't be edited")
+        markup = self._markup(params, inline_only=True)
+        if markup == message.reply_markup:
+            raise bad_request(NOT_MODIFIED)
+        self._check_flood(bot, chat)
+        self._edit(message, text=message.text, entities=message.entities, reply_markup=markup)
+        return message.to_dict()
+
+    def _edit(
+        self,
+        message: Message,
+        *,
+        text: str | None,
+        entities: list[Entity],
+        reply_markup: JSON | None,
+    ) -> None:
+        message.history.append(
+            MessageVersion(
+                date=message.edit_date or message.date,
+                text=message.text,
+                entities=message.entities,
+                reply_markup=message.reply_markup,
+            )
+        )
+        message.text = text
+        message.entities = entities
+        message.reply_markup = reply_markup
+        message.edit_date = int(time.time())
+        self._emit(ServerEvent("edit", message))
+
+    async def _api_deleteMessage(self, bot: FakeBot, params: Params) -> bool:
+        chat = self._resolve_chat(bot, params)
+        message = self._find_message(chat, params, "message to delete not found")
+        if chat.is_group and message.bot is not bot and bot.id not in chat.bot_admins:
+            raise bad_request("message can't be deleted")
+        message.deleted = True
+        self._emit(ServerEvent("delete", message))
+        return True
+
+    async def _api_answerCallbackQuery(self, bot: FakeBot, params: Params) -> bool:
+        query_id = params.string("callback_query_id")
+        query = self._queries.get(query_id or "")
+        if query is None or query.bot is not bot or query.answered:
+            raise bad_request(QUERY_TOO_OLD)
+        text = params.string("text")
+        if text is not None and utf16_len(text) > MAX_ALERT:
+            raise bad_request("MESSAGE_TOO_LONG")
+        answer = CallbackAnswer(
+            text=text,
+            show_alert=params.flag("show_alert"),
+            url=params.string("url"),
+            cache_time=params.integer("cache_time") or 0,
+        )
+        query._set_answer(answer)
+        self._emit(ServerEvent("answer", query=query))
+        return True
+
+    async def _api_getChat(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        info = chat.to_dict()
+        info.update(
+            accent_color_id=0,
+            max_reaction_count=11,
+            accepted_gift_types={
+                "unlimited_gifts": True,
+                "limited_gifts": True,
+                "unique_gifts": True,
+                "premium_subscription": True,
+                "gifts_from_channels": True,
+            },
+        )
+        return info
+
+    def _member(self, chat: Chat, user_id: int, bot: FakeBot) -> JSON:
+        if user_id in chat.bots:
+            member_bot = chat.bots[user_id]
+            status = "administrator" if user_id in chat.bot_admins else "member"
+            return _chat_member(member_bot.to_dict(), status)
+        user = self.users.get(user_id)
+        if user is None and user_id == bot.id:
+            return _chat_member(bot.to_dict(), "member")
+        if user is None:
+            raise bad_request("user not found")
+        if chat.is_private:
+            if chat.user is not user:
+                raise bad_request("user not found")
+            return _chat_member(user.to_dict(), "member")
+        if user_id not in chat.members:
+            return _chat_member(user.to_dict(), "left")
+        if user_id == chat.creator_id:
+            return _chat_member(user.to_dict(), "creator")
+        if user_id in chat.admins:
+            return _chat_member(user.to_dict(), "administrator")
+        return _chat_member(user.to_dict(), "member")
+
+    async def _api_getChatMember(self, bot: FakeBot, params: Params) -> JSON:
+        chat = self._resolve_chat(bot, params)
+        user_id = params.integer("user_id")
+        if user_id is None:
+            raise bad_request("user_id is empty")
+        if chat.is_private and user_id == bot.id:
+            return _chat_member(bot.to_dict(), "member")
+        return self._member(chat, user_id, bot)
+
+    async def _api_getChatAdministrators(self, bot: FakeBot, params: Params) -> list[JSON]:
+        chat = self._resolve_chat(bot, params)
+        if chat.is_private:
+            raise bad_request("there are no administrators in the private chat")
+        ids = [uid for uid in chat.members if uid in chat.admins]
+        ids.sort(key=lambda uid: uid != chat.creator_id)
+        return [self._member(chat, uid, bot) for uid in [*ids, *sorted(chat.bot_admins)]]
+
+    async def _api_getChatMemberCount(self, bot: FakeBot, params: Params) -> int:
+        chat = self._resolve_chat(bot, params)
+        return 2 if chat.is_private else len(chat.members) + len(chat.bots)
+
+    async def _api_sendChatAction(self, bot: FakeBot, params: Params) -> bool:
+        chat = self._resolve_chat(bot, params)
+        self._check_can_write(bot, chat)
+        if params.string("action") not in CHAT_ACTIONS:
+            raise bad_request("wrong parameter action in request")
+        return True
+
+
+def _update_type(update: JSON) -> str:
+    return next((key for key in update if key != "update_id"), "")
+
+
+def _chat_member(user: JSON, status: str) -> JSON:
+    member: JSON = {"status": status, "user": user}
+    if status == "creator":
+        member["is_anonymous"] = False
+    elif status == "administrator":
+        member.update(
+            can_be_edited=False,
+            is_anonymous=False,
+            can_manage_chat=True,
+            can_delete_messages=True,
+            can_manage_video_chats=True,
+            can_restrict_members=True,
+            can_promote_members=False,
+            can_change_info=True,
+            can_invite_users=True,
+            can_post_stories=False,
+            can_edit_stories=False,
+            can_delete_stories=False,
+            can_pin_messages=True,
+        )
+    return member
+
+
+def _image_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of a PNG, GIF, JPEG, WebP or BMP; None if it is not an image."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
+        width, height = struct.unpack(">II", data[16:24])
+        return int(width), int(height)
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+        width, height = struct.unpack("<HH", data[6:10])
+        return int(width), int(height)
+    if data.startswith(b"BM") and len(data) >= 26:
+        width, height = struct.unpack("<ii", data[18:26])
+        return abs(int(width)), abs(int(height))
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return 512, 512
+    if data.startswith(b"\xff\xd8"):
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                i += 1
+                continue
+            marker = data[i + 1]
+            if marker in (0xC0, 0xC1, 0xC2):
+                height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+                return int(width), int(height)
+            (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+            i += 2 + int(length)
+        return 320, 320
+    return None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class ServerThread:
+    """A BotApiServer on its own event loop in a daemon thread, for synchronous callers
+    (the sandbox's terminal loop). Use `call()` to run anything that touches the server."""
+
+    def __init__(self, server_factory: Callable[[], BotApiServer] = BotApiServer) -> None:
+        self._factory = server_factory
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="botapi")
+        self._server: BotApiServer | None = None
+
+    @property
+    def server(self) -> BotApiServer:
+        if self._server is None:
+            raise RuntimeError("ServerThread is not started")
+        return self._server
+
+    def start(self) -> BotApiServer:
+        self._thread.start()
+
+        async def create() -> BotApiServer:
+            # Created on the server's loop so its asyncio objects belong there.
+            return await self._factory().start()
+
+        self._server = self.call(create())
+        return self._server
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = 30.0) -> T:
+        """Run a coroutine on the server's loop and return its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    def run(self, function: Callable[[], T], timeout: float | None = 30.0) -> T:
+        """Run a plain function on the server's loop (for non-thread-safe reads and writes)."""
+
+        async def wrapper() -> T:
+            return function()
+
+        return self.call(wrapper(), timeout)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self.call(self._server.stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        self._loop.close()
+
+    def __enter__(self) -> BotApiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
