@@ -249,7 +249,7 @@ def parse_html(text: str) -> tuple[str, list[Entity]]:
         length = utf16 - opened.utf16_offset
         if length <= 0:
             continue
-        entity: Entity = {"offset": opened.utf16_offset, "length": length}
+        entity: Entity = {"offset": opened.utf16_offset, "length": length, "_depth": len(stack)}
         if opened.name == "a":
             url = opened.argument or "".join(out[opened.result_pos :])
             entity.update(type="text_link", url=url)
@@ -284,7 +284,9 @@ def parse_html(text: str) -> tuple[str, list[Entity]]:
     for entity in entities:
         if entity["type"] == "code":
             entity.pop("language", None)
-    return "".join(out), sort_entities(entities)
+    # Equal ranges keep the outer tag first: tdlib orders them by nesting.
+    entities.sort(key=lambda e: (e["offset"], -e["length"], e.pop("_depth")))
+    return "".join(out), entities
 
 
 # --------------------------------------------------------------------------------- MarkdownV2

@@ -1,0 +1,40 @@
+"""Fixtures: a running server, a bot account, two users and a group, and PTB's Bot on it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+import telegram
+
+from tests.botapi.flood import FloodLimits
+from tests.botapi.models import Chat, FakeBot, FakeUser
+from tests.botapi.server import BotApiServer
+
+
+@dataclass
+class World:
+    server: BotApiServer
+    bot: FakeBot
+    alice: FakeUser
+    bob: FakeUser
+    group: Chat
+    ptb: telegram.Bot
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[BotApiServer]:
+    # A short group window keeps the flood tests fast; the counts are Telegram's.
+    async with BotApiServer(flood_limits=FloodLimits(group_window=2.0)) as running:
+        yield running
+
+
+@pytest.fixture
+async def world(server: BotApiServer) -> AsyncIterator[World]:
+    bot = server.add_bot(username="ochko_test_bot")
+    alice = server.create_user("Alice", username="alice")
+    bob = server.create_user("Bob", username="bob")
+    group = server.create_group("Table 1", members=[alice, bob], admins=[alice])
+    async with telegram.Bot(bot.token, base_url=server.base_url) as ptb:
+        yield World(server, bot, alice, bob, group, ptb)

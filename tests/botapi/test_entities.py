@@ -1,0 +1,106 @@
+"""The formatting parsers against tdlib's behaviour and wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.botapi.entities import (
+    EntityParseError,
+    detect_entities,
+    parse_html,
+    parse_markdown_v2,
+    strip_text,
+    utf16_len,
+)
+
+
+def test_html_entities_and_utf16_offsets() -> None:
+    text, entities = parse_html('😀 <b>Hi</b> &lt;3 <a href="https://x.org">x</a> &#1046; A & B')
+    assert text == "😀 Hi <3 x Ж A & B"
+    assert entities == [
+        {"type": "bold", "offset": 3, "length": 2},
+        {"type": "text_link", "offset": 9, "length": 1, "url": "https://x.org"},
+    ]
+
+
+def test_html_nested_spoiler_blockquote_and_pre_language() -> None:
+    text, entities = parse_html(
+        '<blockquote><i>q <span class="tg-spoiler">s</span></i></blockquote>'
+        '<pre><code class="language-python">x = 1</code></pre>'
+    )
+    assert text == "q sx = 1"
+    kinds = [(e["type"], e["offset"], e["length"], e.get("language")) for e in entities]
+    assert kinds == [
+        ("blockquote", 0, 3, None),
+        ("italic", 0, 3, None),
+        ("spoiler", 2, 1, None),
+        ("pre", 3, 5, "python"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("hello <foo>x</foo>", 'Unsupported start tag "foo" at byte offset 6'),
+        ("Привет <foo>", 'Unsupported start tag "foo" at byte offset 13'),
+        ("<b>bold", 'Can\'t find end tag corresponding to start tag "b"'),
+        ("a < b", 'Unsupported start tag "" at byte offset 2'),
+        ("<b>x</i>", 'Unmatched end tag at byte offset 4, expected "</b>", found "</i>"'),
+        ("x</b>", "Unexpected end tag at byte offset 1"),
+        ("<span>x</span>", 'Tag "span" must have class "tg-spoiler" at byte offset 0'),
+        ("<b", "Unclosed start tag at byte offset 0"),
+        ("<br/>", 'Unsupported start tag "br/" at byte offset 0'),
+    ],
+)
+def test_html_errors(source: str, error: str) -> None:
+    with pytest.raises(EntityParseError) as caught:
+        parse_html(source)
+    assert str(caught.value) == error
+
+
+def test_markdown_v2_entities() -> None:
+    text, entities = parse_markdown_v2(r"*b* _i_ __u__ ~s~ ||sp|| `c.` [l](https://a.b) 2\+2\=4\.")
+    assert text == "b i u s sp c. l 2+2=4."
+    assert [e["type"] for e in entities] == [
+        "bold",
+        "italic",
+        "underline",
+        "strikethrough",
+        "spoiler",
+        "code",
+        "text_link",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("Ставка 50.", "Character '.' is reserved and must be escaped with the preceding '\\'"),
+        ("a-b", "Character '-' is reserved and must be escaped with the preceding '\\'"),
+        ("(x)", "Character '(' is reserved and must be escaped with the preceding '\\'"),
+        ("*bold", "Can't find end of Bold entity at byte offset 0"),
+        ("ok _it", "Can't find end of Italic entity at byte offset 3"),
+        ("[a](http://x", "Can't find end of a URL at byte offset 4"),
+    ],
+)
+def test_markdown_v2_errors(source: str, error: str) -> None:
+    with pytest.raises(EntityParseError) as caught:
+        parse_markdown_v2(source)
+    assert str(caught.value) == error
+
+
+def test_detect_commands_mentions() -> None:
+    entities = detect_entities("/bet@ochko_test_bot 50 to @alice")
+    assert entities == [
+        {"type": "bot_command", "offset": 0, "length": 19},
+        {"type": "mention", "offset": 26, "length": 6},
+    ]
+    assert detect_entities("not/a command") == []
+
+
+def test_strip_shifts_entities() -> None:
+    assert strip_text("  ab  ", [{"type": "bold", "offset": 1, "length": 3}]) == (
+        "ab",
+        [{"type": "bold", "offset": 0, "length": 2}],
+    )
+    assert utf16_len("😀a") == 3
