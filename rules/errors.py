@@ -1,0 +1,80 @@
+"""Typed refusals. Each carries a stable ``code`` and its parameters, so the bot can say exactly
+why a move is illegal in the player's language; ``str(error)`` is the English text for logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RulesError(Exception):
+    """Base of every refusal raised by the engine."""
+
+    code = "rules_error"
+
+    def __init__(self, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.params = params
+
+
+class InvalidVariant(RulesError):
+    code = "invalid_variant"
+
+
+class IllegalAction(RulesError):
+    """An action that the rules do not allow in the current state."""
+
+    code = "illegal_action"
+
+
+class WrongPhase(IllegalAction):
+    code = "wrong_phase"
+
+
+class NotYourTurn(IllegalAction):
+    code = "not_your_turn"
+
+
+class NotSeated(IllegalAction):
+    code = "not_seated"
+
+
+class AlreadySeated(IllegalAction):
+    code = "already_seated"
+
+
+class TableFull(IllegalAction):
+    code = "table_full"
+
+
+class NotEnoughPlayers(IllegalAction):
+    code = "not_enough_players"
+
+
+class AmountOutOfRange(IllegalAction):
+    """A stake or a bank outside the allowed range; ``minimum``/``maximum`` say the range."""
+
+    code = "amount_out_of_range"
+
+
+class CannotAfford(IllegalAction):
+    code = "cannot_afford"
+
+
+class TooManyCards(IllegalAction):
+    code = "too_many_cards"
+
+
+class DeckExhausted(IllegalAction):
+    code = "deck_exhausted"
+
+
+class OptionDisabled(IllegalAction):
+    code = "option_disabled"
+
+
+class CannotPassBank(IllegalAction):
+    code = "cannot_pass_bank"
+
+
+class GameOver(IllegalAction):
+    code = "game_over"

@@ -1,0 +1,205 @@
+"""Frozen records of what an action did. Actions return them; the bot renders them and storage
+writes the chip movements (:class:`ChipsMoved`) to the ledger."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar, Literal
+
+BANK: Literal["bank"] = "bank"
+Party = int | Literal["bank"]  # a player's id, or the bank of the game
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    source: Party
+    target: Party
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSeated(Event):
+    kind: ClassVar[str] = "seated"
+    player: int
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft(Event):
+    kind: ClassVar[str] = "left"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveScheduled(Event):
+    """The player leaves when the round ends (nobody walks out mid-round)."""
+
+    kind: ClassVar[str] = "leave_scheduled"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class BankerChosen(Event):
+    kind: ClassVar[str] = "banker_chosen"
+    player: int
+    by_lot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BankSet(Event):
+    kind: ClassVar[str] = "bank_set"
+    banker: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    kind: ClassVar[str] = "round_started"
+    round_no: int
+    banker: int
+    bank: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeckShuffled(Event):
+    kind: ClassVar[str] = "shuffled"
+    cards: int
+    recycled: bool  # discards shuffled back in when the stock ran out
+
+
+@dataclass(frozen=True, slots=True)
+class BottomCardShown(Event):
+    kind: ClassVar[str] = "bottom_shown"
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt(Event):
+    """``card`` is the code; whether others may see it is ``face_up``; a ``dark`` card is seen by
+    nobody, its owner included, until the showdown."""
+
+    kind: ClassVar[str] = "card_dealt"
+    player: int
+    card: str
+    face_up: bool
+    dark: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StakePlaced(Event):
+    kind: ClassVar[str] = "stake"
+    player: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class SatOut(Event):
+    kind: ClassVar[str] = "sat_out"
+    player: int
+    reason: str  # "cannot_afford", "bank_empty", "timeout", "leaving"
+
+
+@dataclass(frozen=True, slots=True)
+class Stood(Event):
+    kind: ClassVar[str] = "stood"
+    player: int
+    reason: str  # "choice", "max_cards", "twenty_one", "dark", "timeout", "leaving"
+
+
+@dataclass(frozen=True, slots=True)
+class Busted(Event):
+    kind: ClassVar[str] = "bust"
+    player: int
+    total: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TwentyOne(Event):
+    """21 (or the golden point) reached while drawing, paid at once from the bank."""
+
+    kind: ClassVar[str] = "twenty_one"
+    player: int
+    golden: bool
+    paid: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalsSettled(Event):
+    kind: ClassVar[str] = "naturals"
+    banker_natural: bool
+    players: tuple[int, ...]  # players paid for a natural 21
+
+
+@dataclass(frozen=True, slots=True)
+class BankerTurn(Event):
+    kind: ClassVar[str] = "banker_turn"
+    banker: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsMoved(Event):
+    kind: ClassVar[str] = "chips"
+    transfer: Transfer
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    player: int
+    outcome: Literal["win", "lose", "push", "out"]
+    stake: int
+    net: int
+    total: int
+    cards: tuple[str, ...]
+    bust: bool
+    twenty_one: bool
+    golden: bool
+    natural: bool
+    dark: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettled(Event):
+    kind: ClassVar[str] = "round_settled"
+    round_no: int
+    banker: int
+    banker_cards: tuple[str, ...]
+    banker_total: int
+    banker_bust: bool
+    results: tuple[PlayerResult, ...]
+    bank: int
+    balances: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BankBroken(Event):
+    kind: ClassVar[str] = "bank_broken"
+    banker: int
+
+
+@dataclass(frozen=True, slots=True)
+class BankPassed(Event):
+    kind: ClassVar[str] = "bank_passed"
+    old_banker: int
+    new_banker: int | None
+    returned: int
+    reason: str  # "broken", "every_round", "voluntary", "declined", "leaving"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded(Event):
+    kind: ClassVar[str] = "session_ended"
+    reason: str  # "ended", "all_dealt", "no_players", "no_banker"
+    balances: tuple[tuple[int, int], ...]

@@ -1,0 +1,93 @@
+"""Where the engine's chance comes from.
+
+Production play uses the operating system's cryptographic generator with an unbiased
+Fisher–Yates shuffle; tests inject a seeded generator or a scripted deck. Every random outcome
+is written to the game's log, so a replay needs no generator at all.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
+
+from rules.cards import Card
+
+
+class RandomSource(Protocol):
+    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
+        """A new list holding ``cards`` in random order; index 0 is dealt first."""
+        ...
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``range(n)``."""
+        ...
+
+
+def fisher_yates(cards: Sequence[Card], randbelow: random.Random) -> list[Card]:
+    """Unbiased in-place Fisher–Yates over a copy (``randrange`` rejects, never takes a modulo)."""
+    deck = list(cards)
+    for i in range(len(deck) - 1, 0, -1):
+        j = randbelow.randrange(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+class SystemRandomSource:
+    """Cryptographic randomness (``random.SystemRandom``), or any ``random.Random`` for tests."""
+
+    def __init__(self, generator: random.Random | None = None) -> None:
+        self._generator = generator if generator is not None else random.SystemRandom()
+
+    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
+        return fisher_yates(cards, self._generator)
+
+    def below(self, n: int) -> int:
+        return self._generator.randrange(n)
+
+
+def seeded(seed: int) -> SystemRandomSource:
+    """A reproducible source for tests and the simulator."""
+    return SystemRandomSource(random.Random(seed))
+
+
+class ScriptedSource:
+    """Deals prepared decks: each shuffle puts the scripted cards on top, in the given order,
+    and the rest of the deck after them in canonical order. Lots come from ``lots``."""
+
+    def __init__(self, decks: Iterable[Sequence[str]] = (), lots: Iterable[int] = ()) -> None:
+        self._decks: Iterator[Sequence[str]] = iter(list(decks))
+        self._lots: Iterator[int] = iter(list(lots))
+
+    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
+        top = [Card.parse(code) for code in next(self._decks, ())]
+        rest = list(cards)
+        for card in top:
+            try:
+                rest.remove(card)
+            except ValueError:
+                raise ValueError(f"scripted card {card.code} is not in the deck") from None
+        return top + rest
+
+    def below(self, n: int) -> int:
+        value = next(self._lots, 0)
+        if not 0 <= value < n:
+            raise ValueError(f"scripted lot {value} is outside range({n})")
+        return value
+
+
+class RecordedSource:
+    """Replays the random outcomes stored in a log, in order."""
+
+    def __init__(self, shuffles: Iterable[Sequence[str]], lots: Iterable[int]) -> None:
+        self._shuffles = iter(list(shuffles))
+        self._lots = iter(list(lots))
+
+    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
+        order = [Card.parse(code) for code in next(self._shuffles)]
+        if sorted(order) != sorted(cards):
+            raise ValueError("recorded shuffle does not match the cards being shuffled")
+        return order
+
+    def below(self, n: int) -> int:
+        return next(self._lots)

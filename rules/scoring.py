@@ -1,0 +1,74 @@
+"""Hand values: soft aces, wild jokers, the golden point."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.cards import Card
+from rules.variants import Values, Variant
+
+RUSSIAN_VALUES = {"J": 2, "Q": 3, "K": 4, "A": 11}
+WESTERN_VALUES = {"J": 10, "Q": 10, "K": 10, "A": 11}
+TARGET = 21
+
+
+@dataclass(frozen=True, slots=True)
+class HandValue:
+    total: int
+    golden: bool  # two aces and nothing else, where the preset plays the golden point
+
+    @property
+    def bust(self) -> bool:
+        return self.total > TARGET and not self.golden
+
+    @property
+    def twenty_one(self) -> bool:
+        return self.total == TARGET or self.golden
+
+    @property
+    def rank(self) -> int:
+        """Comparable strength: a bust is 0, the golden point counts as 21."""
+        if self.golden:
+            return TARGET
+        return 0 if self.bust else self.total
+
+
+def card_value(card: Card, variant: Variant) -> int:
+    table = RUSSIAN_VALUES if variant.values is Values.RUSSIAN else WESTERN_VALUES
+    return table.get(card.rank) or int(card.rank)
+
+
+def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
+    """The best total of a hand under the variant's rules.
+
+    Aces count 11, or 1 where the variant allows it and 11 would bust; each wild joker counts
+    whatever from 1 to 11 gives the best total not over 21.
+
+    >>> from rules.variants import CLASSIC36
+    >>> hand_value([Card("10", "S"), Card("A", "H")], CLASSIC36).total
+    21
+    >>> hand_value([Card("A", "S"), Card("A", "H")], CLASSIC36).golden
+    True
+    """
+    aces = sum(1 for card in cards if card.is_ace)
+    jokers = sum(1 for card in cards if card.is_joker) if variant.jokers_wild else 0
+    fixed = sum(card_value(c, variant) for c in cards if not c.is_ace and not c.is_joker)
+    golden = variant.golden_point and len(cards) == 2 and aces == 2
+    low_aces = range(aces + 1) if variant.ace_low_on_bust else range(1)
+    best_under: int | None = None
+    least = None
+    for low in low_aces:
+        base = fixed + (aces - low) * 11 + low
+        lowest, highest = base + jokers, base + 11 * jokers
+        if lowest <= TARGET:
+            candidate = min(highest, TARGET)
+            best_under = candidate if best_under is None else max(best_under, candidate)
+        least = lowest if least is None else min(least, lowest)
+    total = best_under if best_under is not None else (least or 0)
+    return HandValue(total=total, golden=golden)
+
+
+def is_natural(cards: Sequence[Card], variant: Variant) -> bool:
+    """21 with the first two cards, where the variant plays naturals."""
+    return variant.naturals and len(cards) == 2 and hand_value(cards, variant).total == TARGET
