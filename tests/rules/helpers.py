@@ -1,0 +1,72 @@
+"""Shared helpers for the rules tests: scripted tables and chip bookkeeping."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rules.events import ChipsMoved, Event
+from rules.game import Game, new_game
+from rules.randomness import ScriptedSource
+from rules.variants import PRESETS, Variant
+
+Move = tuple[Any, Any, int, str]
+
+
+def table(
+    variant: str | Variant,
+    players: Sequence[tuple[int, int]],
+    decks: Iterable[Sequence[str]] = (),
+    lots: Iterable[int] = (0,),
+) -> Game:
+    """A seated table with scripted decks (one per shuffle) and lots."""
+    v = PRESETS[variant] if isinstance(variant, str) else variant
+    return new_game(v, list(players), source=ScriptedSource(decks=decks, lots=lots))
+
+
+def moves(events: Iterable[Event]) -> list[Move]:
+    """Every chip movement in ``events``, as (source, target, amount, reason)."""
+    return [
+        (e.transfer.source, e.transfer.target, e.transfer.amount, e.transfer.reason)
+        for e in events
+        if isinstance(e, ChipsMoved)
+    ]
+
+
+def kinds(events: Iterable[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of(events: Iterable[Event], cls: type[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def balances(game: Game) -> dict[int, int]:
+    return {seat.player: seat.balance for seat in game.seats}
+
+
+def chips(game: Game) -> tuple[dict[int, int], int]:
+    """Every chip at the table: each balance and the bank."""
+    return balances(game), game.bank
+
+
+class Recorder:
+    """Runs actions on a game and keeps every event, so a test can check all transfers."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.events: list[Event] = []
+        self.total = game.total_chips()
+
+    def __call__(self, action: str, *args: Any) -> list[Event]:
+        events: list[Event] = getattr(self.game, action)(*args)
+        self.events.extend(events)
+        assert self.game.total_chips() == self.total
+        assert self.game.bank >= 0
+        assert all(seat.balance >= 0 for seat in self.game.seats)
+        return events
+
+    def take(self) -> list[Event]:
+        """The events so far, clearing the record."""
+        events, self.events = self.events, []
+        return events
