@@ -860,7 +860,7 @@ class Game:
                 if hand.status is HandStatus.WAITING:
                     if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
                         hand.status = HandStatus.OUT
-                        self._emit(SatOut(p, "bank_empty" if self.bank < 1 else "cannot_afford"))
+                        self._emit(SatOut(p, self._sat_out_reason(p)))
                         continue
                     self._set_turn(Phase.STAKE, p)
                     return
@@ -876,7 +876,7 @@ class Game:
                 if hand.status is HandStatus.WAITING:
                     if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
                         hand.status = HandStatus.OUT
-                        self._emit(SatOut(p, "bank_empty" if self.bank < 1 else "cannot_afford"))
+                        self._emit(SatOut(p, self._sat_out_reason(p)))
                         continue
                     self._set_turn(Phase.STAKE, p)
                     return
@@ -905,6 +905,11 @@ class Game:
         hand.status = HandStatus.STOOD
         self._emit(Stood(hand.player, "leaving"))
         return True
+
+    def _sat_out_reason(self, player: int) -> str:
+        if self.seat(player).leaving:
+            return "leaving"
+        return "bank_empty" if self.bank < 1 else "cannot_afford"
 
     def _set_turn(self, phase: Phase, player: int) -> None:
         self.phase = phase

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.events import ChipsMoved, Event
+from rules.events import ChipsMoved, Event, PlayerLeft, PlayerSeated
 from rules.game import Game, new_game
 from rules.randomness import ScriptedSource
 from rules.variants import PRESETS, Variant
@@ -59,8 +59,19 @@ class Recorder:
         self.total = game.total_chips()
 
     def __call__(self, action: str, *args: Any) -> list[Event]:
+        before = balances(self.game)
         events: list[Event] = getattr(self.game, action)(*args)
         self.events.extend(events)
+        # Chips enter with a joining player and leave with a leaving one; nothing else moves them.
+        for event in events:
+            if isinstance(event, PlayerSeated):
+                self.total += event.balance
+            elif isinstance(event, PlayerLeft):
+                carried = before.get(event.player, 0)
+                for source, target, amount, _ in moves(events):
+                    carried += amount if target == event.player else 0
+                    carried -= amount if source == event.player else 0
+                self.total -= carried
         assert self.game.total_chips() == self.total
         assert self.game.bank >= 0
         assert all(seat.balance >= 0 for seat in self.game.seats)
