@@ -1,0 +1,260 @@
+"""Every refusal is typed, says why, and leaves the state byte-for-byte unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from rules.errors import (
+    AlreadySeated,
+    AmountOutOfRange,
+    CannotAfford,
+    CannotPassBank,
+    GameOver,
+    IllegalAction,
+    NotEnoughPlayers,
+    NotSeated,
+    NotYourTurn,
+    OptionDisabled,
+    RulesError,
+    TableFull,
+    TooManyCards,
+    WrongPhase,
+)
+from rules.game import MAX_AMOUNT, Game
+from rules.table import Phase
+from rules.variants import CLASSIC36, with_overrides
+from tests.rules.helpers import table
+
+P3 = [(1, 100), (2, 50), (3, 50)]
+
+
+def lobby() -> Game:
+    return table("classic36", [(1, 100)])
+
+
+def lobby2() -> Game:
+    return table("classic36", [(1, 100), (2, 0)])
+
+
+def full() -> Game:
+    return table("home36", [(p, 10) for p in range(1, 5)])
+
+
+def bank() -> Game:
+    game = table("classic36", P3, decks=[["10S", "9S", "7H", "8D"]])
+    game.start()
+    return game
+
+
+def staking() -> Game:
+    game = bank()
+    game.set_bank(1, 40)
+    return game
+
+
+def drawing() -> Game:
+    game = staking()
+    game.stake(2, 10)
+    return game
+
+
+def banker_drawing() -> Game:
+    game = drawing()
+    game.stand(2)
+    game.stake(3, 5)
+    game.stand(3)
+    assert game.phase is Phase.BANKER
+    return game
+
+
+def no_dark() -> Game:
+    variant = with_overrides(CLASSIC36, {"dark_draw": False})
+    game = table(variant, P3)
+    game.start()
+    game.set_bank(1, 40)
+    game.stake(2, 10)
+    return game
+
+
+def home_staking() -> Game:
+    game = table("home36", [(1, 30), (2, 9), (3, 100)])
+    game.start()
+    return game
+
+
+def twodecks_banker() -> Game:
+    game = table("twodecks104", P3, decks=[["10S", "9S", "8S", "5D", "5H", "6C"]])
+    game.start()
+    game.set_bank(1, 40)
+    game.stake(2, 5)
+    game.stake(3, 5)
+    assert game.phase is Phase.BANKER
+    return game
+
+
+def round_over() -> Game:
+    game = banker_drawing()
+    game.stand(1)
+    assert game.phase is Phase.ROUND_OVER
+    return game
+
+
+def five_cards() -> Game:
+    """A hand that somehow holds five cards while its owner is still drawing."""
+    game = drawing()
+    data = game.to_dict()
+    hand = next(h for h in data["hands"] if h["player"] == 2)
+    hand["cards"] = ["6S", "6H", "JC", "JD", "QS"]
+    hand["face_up"] = [False] * 5
+    hand["dark"] = [False] * 5
+    data["stock"] = [c for c in data["stock"] if c not in hand["cards"]]
+    return Game.from_dict(data)
+
+
+def leaving() -> Game:
+    game = drawing()
+    game.leave(3)
+    return game
+
+
+def ended() -> Game:
+    game = drawing()
+    game.end()
+    return game
+
+
+Case = tuple[Callable[[], Game], str, tuple[Any, ...], type[RulesError], dict[str, Any]]
+
+CASES: list[Case] = [
+    # lobby
+    (lobby, "start", (), NotEnoughPlayers, {"minimum": 2}),
+    (lobby2, "start", (), NotEnoughPlayers, {"minimum": 2}),
+    (lobby, "join", (1, 10), AlreadySeated, {"player": 1}),
+    (lobby, "join", (2, -1), AmountOutOfRange, {"minimum": 0, "maximum": MAX_AMOUNT}),
+    (lobby, "join", (2, MAX_AMOUNT + 1), AmountOutOfRange, {"minimum": 0, "maximum": MAX_AMOUNT}),
+    (full, "join", (5, 10), TableFull, {"seats": 4}),
+    (lobby, "leave", (9,), NotSeated, {"player": 9}),
+    (lobby, "set_bank", (1, 10), WrongPhase, {"phase": "lobby", "expected": "bank"}),
+    (lobby, "stake", (1, 10), WrongPhase, {"phase": "lobby", "expected": "stake"}),
+    (lobby, "hit", (1,), WrongPhase, {"phase": "lobby", "expected": "draw"}),
+    (lobby, "stand", (1,), WrongPhase, {"phase": "lobby", "expected": "draw"}),
+    (lobby, "timeout", (), WrongPhase, {"phase": "lobby"}),
+    (lobby, "next_round", (), WrongPhase, {"phase": "lobby", "expected": "round_over"}),
+    (lobby, "pass_bank", (1,), CannotPassBank, {"player": 1}),
+    # the banker names the bank
+    (bank, "set_bank", (1, 0), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
+    (bank, "set_bank", (1, 101), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
+    (bank, "set_bank", (1, -3), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
+    (bank, "set_bank", (2, 10), NotYourTurn, {"player": 2, "turn": 1}),
+    (bank, "set_bank", (9, 10), NotSeated, {"player": 9}),
+    (bank, "pass_bank", (2,), CannotPassBank, {"player": 2}),
+    (bank, "start", (), WrongPhase, {"phase": "bank"}),
+    (bank, "join", (2, 5), AlreadySeated, {"player": 2}),
+    # stakes
+    (staking, "stake", (3, 5), NotYourTurn, {"player": 3, "turn": 2}),
+    (staking, "stake", (1, 5), NotYourTurn, {"player": 1, "turn": 2}),
+    (staking, "stake", (9, 5), NotSeated, {"player": 9}),
+    (staking, "stake", (2, 0), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
+    (staking, "stake", (2, -5), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
+    (staking, "stake", (2, 41), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
+    (staking, "stake", (2, 51), CannotAfford, {"minimum": 1, "maximum": 40, "balance": 50}),
+    (staking, "stake", (2, 10**15), CannotAfford, {"minimum": 1, "maximum": 40, "balance": 50}),
+    (staking, "hit", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
+    (staking, "dark", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
+    (staking, "stand", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
+    (staking, "next_round", (), WrongPhase, {"phase": "stake", "expected": "round_over"}),
+    (staking, "pass_bank", (1,), WrongPhase, {"phase": "stake"}),
+    (staking, "join", (9, 5), WrongPhase, {"phase": "stake"}),
+    (staking, "set_bank", (1, 5), WrongPhase, {"phase": "stake", "expected": "bank"}),
+    (home_staking, "stake", (2, 5), CannotAfford, {"minimum": 1, "maximum": 4, "balance": 9}),
+    (home_staking, "stake", (2, 0), AmountOutOfRange, {"minimum": 1, "maximum": 4}),
+    # drawing
+    (drawing, "hit", (3,), NotYourTurn, {"player": 3, "turn": 2}),
+    (drawing, "hit", (1,), NotYourTurn, {"player": 1, "turn": 2}),
+    (drawing, "hit", (9,), NotSeated, {"player": 9}),
+    (drawing, "dark", (3,), NotYourTurn, {"player": 3, "turn": 2}),
+    (drawing, "stand", (3,), NotYourTurn, {"player": 3, "turn": 2}),
+    (drawing, "stake", (2, 5), WrongPhase, {"phase": "draw", "expected": "stake"}),
+    (no_dark, "dark", (2,), OptionDisabled, {"option": "dark_draw"}),
+    (banker_drawing, "dark", (1,), OptionDisabled, {"option": "dark_draw"}),
+    (banker_drawing, "hit", (2,), NotYourTurn, {"player": 2, "turn": 1}),
+    (twodecks_banker, "dark", (1,), OptionDisabled, {"option": "dark_draw"}),
+    (twodecks_banker, "hit", (2,), NotYourTurn, {"player": 2, "turn": 1}),
+    (five_cards, "hit", (2,), TooManyCards, {"maximum": 5}),
+    (five_cards, "dark", (2,), TooManyCards, {"maximum": 5}),
+    (leaving, "leave", (3,), IllegalAction, {"player": 3}),
+    # between rounds
+    (round_over, "pass_bank", (1,), CannotPassBank, {"rounds": 3, "played": 1}),
+    (round_over, "pass_bank", (2,), CannotPassBank, {"player": 2}),
+    (round_over, "timeout", (), WrongPhase, {"phase": "round_over"}),
+    (round_over, "hit", (2,), WrongPhase, {"phase": "round_over", "expected": "draw"}),
+    (round_over, "start", (), WrongPhase, {"phase": "round_over"}),
+    # after the end
+    *[
+        (ended, action, args, GameOver, {})
+        for action, args in [
+            ("join", (9, 5)),
+            ("leave", (2,)),
+            ("start", ()),
+            ("set_bank", (1, 5)),
+            ("pass_bank", (1,)),
+            ("stake", (2, 5)),
+            ("hit", (2,)),
+            ("dark", (2,)),
+            ("stand", (2,)),
+            ("timeout", ()),
+            ("next_round", ()),
+            ("end", ()),
+        ]
+    ],
+]
+
+
+def _id(case: Case) -> str:
+    setup, action, args, error, _ = case
+    return f"{setup.__name__}-{action}{args}-{error.__name__}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(case) for case in CASES])
+def test_refusal(case: Case) -> None:
+    setup, action, args, error, params = case
+    game = setup()
+    before = game.to_json()
+    log_length = len(game.log)
+    # verify_x raises the typed error with its parameters ...
+    with pytest.raises(error) as info:
+        getattr(game, f"verify_{action}")(*args)
+    assert type(info.value) is error
+    assert info.value.code == error.code
+    assert str(info.value)
+    for key, value in params.items():
+        assert info.value.params[key] == value, key
+    # ... can_x says no ...
+    assert getattr(game, f"can_{action}")(*args) is False
+    # ... and the action itself refuses without touching the state.
+    with pytest.raises(error):
+        getattr(game, action)(*args)
+    assert game.to_json() == before
+    assert len(game.log) == log_length
+
+
+def test_legal_actions_agree_with_can() -> None:
+    checks: list[tuple[Callable[[], Game], str, tuple[Any, ...]]] = [
+        (bank, "set_bank", (1, 100)),
+        (staking, "stake", (2, 40)),
+        (drawing, "hit", (2,)),
+        (drawing, "dark", (2,)),
+        (drawing, "stand", (2,)),
+        (banker_drawing, "hit", (1,)),
+        (round_over, "next_round", ()),
+    ]
+    for setup, action, args in checks:
+        game = setup()
+        legal = game.legal_actions()
+        assert action in legal.actions
+        assert getattr(game, f"can_{action}")(*args)
+    assert "dark" not in banker_drawing().legal_actions().actions
+    assert "hit" not in five_cards().legal_actions().actions
