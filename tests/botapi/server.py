@@ -598,6 +598,22 @@ class BotApiServer:
     async def _handle(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]
         method = request.match_info["method"]
+        try:
+            values, files = await self._read_params(request) if token in self.bots else ({}, {})
+        except ApiError as error:
+            body: JSON = {"ok": False, "error_code": error.code, "description": error.description}
+            return web.json_response(body, status=error.code, dumps=_dumps)
+        status, body = await self.dispatch(token, method, values, files)
+        return web.json_response(body, status=status, dumps=_dumps)
+
+    async def dispatch(
+        self, token: str, method: str, values: JSON, files: dict[str, Upload] | None = None
+    ) -> tuple[int, JSON]:
+        """Answer one Bot API call as the HTTP endpoint would: (status, JSON body).
+
+        The in-process entry point: tests can plug it into PTB as a request object so handler
+        tests need no socket at all (see tests/botapi/offline.py)."""
+        files = files or {}
         bot = self.bots.get(token)
         params: JSON = {}
         status = 200
@@ -607,7 +623,6 @@ class BotApiServer:
         try:
             if bot is None:
                 raise ApiError(401, "Unauthorized")
-            values, files = await self._read_params(request)
             params = dict(values)
             for name, upload in files.items():
                 params[name] = f"<file {upload.filename!r}, {len(upload.data)} bytes>"
@@ -645,7 +660,7 @@ class BotApiServer:
             )
         )
         self._touch()
-        return web.json_response(body, status=status, dumps=_dumps)
+        return status, body
 
     async def _read_params(self, request: web.Request) -> tuple[JSON, dict[str, Upload]]:
         values: JSON = dict(request.query)

@@ -1,0 +1,224 @@
+"""Building and running the application: settings → logging → PTB Application → polling or
+webhook. Services open in post_init and close in post_shutdown; nothing happens at import."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from typing import Any
+
+from pydantic import ValidationError
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
+from telegram.error import TelegramError
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.request import BaseRequest
+
+from bot import render
+from bot.handlers import Runtime, on_timer, perform, register
+from bot.locks import KeyedLocks
+from bot.publisher import Publisher
+from bot.ratelimit import PacedRateLimiter
+from bot.service import Command, GameService, Refused
+from bot.settings import Settings, describe_error
+from bot.timers import TurnTimers
+from storage import StorageError, open_storage
+
+log = logging.getLogger("bot")
+SWEEP_INTERVAL = 60.0
+
+GROUP_COMMANDS = (
+    "newgame",
+    "join",
+    "deal",
+    "bet",
+    "hit",
+    "stand",
+    "dark",
+    "table",
+    "hand",
+    "balance",
+    "top",
+    "stats",
+    "rules",
+    "settings",
+    "endgame",
+    "help",
+)
+PRIVATE_COMMANDS = ("start", "help", "rules", "lang")
+
+
+class RedactingFormatter(logging.Formatter):
+    """Keeps the bot token out of every log line (PTB's HTTP client logs request URLs)."""
+
+    def __init__(self, fmt: str, secrets: list[str]) -> None:
+        super().__init__(fmt)
+        self._secrets = [s for s in secrets if s]
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for secret in self._secrets:
+            text = text.replace(secret, "<redacted>")
+        return text
+
+
+def configure_logging(settings: Settings) -> None:
+    handler = logging.StreamHandler()
+    secrets = [settings.bot_token.get_secret_value()]
+    if settings.webhook_secret is not None:
+        secrets.append(settings.webhook_secret.get_secret_value())
+    handler.setFormatter(
+        RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    # One line per HTTP request is noise at INFO; failures still show as warnings.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+
+
+def build_application(
+    settings: Settings, *, request: BaseRequest | None = None, rate_limiter: bool = True
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The application; ``request`` replaces the HTTP transport (offline handler tests)."""
+    base = settings.bot_api_base_url.rstrip("/")
+    file_base = base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file"
+    builder = (
+        ApplicationBuilder()
+        .token(settings.bot_token.get_secret_value())
+        .base_url(base)
+        .base_file_url(file_base)
+        .concurrent_updates(256)
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+    )
+    if rate_limiter:
+        builder = builder.rate_limiter(PacedRateLimiter())  # type: ignore[arg-type]
+    if request is not None:
+        builder = builder.request(request).get_updates_request(request)
+    application = builder.build()
+    application.bot_data["settings"] = settings
+    register(application)
+    return application
+
+
+async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    settings: Settings = application.bot_data["settings"]
+    storage = open_storage(settings.database_url, synchronous=settings.sqlite_synchronous)
+    await storage.start()
+    service = GameService(
+        storage, starting_balance=settings.starting_balance, turn_timeout=settings.turn_timeout
+    )
+    locks = KeyedLocks()
+    limiter = application.bot.rate_limiter
+    publisher = Publisher(
+        application.bot,
+        storage,
+        service,
+        locks,
+        bot_username=application.bot.username,
+        coalesce_seconds=settings.coalesce_seconds,
+        default_language=settings.default_language,
+        limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
+    )
+    holder: dict[str, Runtime] = {}
+
+    async def fire(game_id: int) -> None:
+        await on_timer(holder["rt"], game_id)
+
+    timers = TurnTimers(fire)
+    rt = Runtime(
+        settings=settings,
+        storage=storage,
+        service=service,
+        publisher=publisher,
+        timers=timers,
+        locks=locks,
+        bot_username=application.bot.username,
+        admin_cache={},
+    )
+    holder["rt"] = rt
+    application.bot_data["runtime"] = rt
+    # Timers come back from the stored deadlines; overdue ones fire at once.
+    for game_id, deadline in await storage.games_with_deadlines():
+        timers.arm(game_id, deadline)
+    timers.start()
+    await _register_commands(application)
+    if application.job_queue is not None:
+        application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
+    log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
+
+
+async def _register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    bot = application.bot
+    try:
+        for lang in ("ru", "en"):
+            code = None if lang == "ru" else "en"
+            group = [BotCommand(c, render.text(f"cmd_{c}", lang)) for c in GROUP_COMMANDS]
+            private = [BotCommand(c, render.text(f"cmd_{c}", lang)) for c in PRIVATE_COMMANDS]
+            await bot.set_my_commands(
+                group, scope=BotCommandScopeAllGroupChats(), language_code=code
+            )
+            await bot.set_my_commands(
+                private, scope=BotCommandScopeAllPrivateChats(), language_code=code
+            )
+    except TelegramError as error:
+        log.warning("could not register the command menu: %s", error)
+
+
+async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Lobbies and games nobody touched for LOBBY_TIMEOUT end, with a message."""
+    rt: Runtime = context.application.bot_data["runtime"]
+    idle_before = time.time() - rt.settings.lobby_timeout
+    for game_id in await rt.storage.stale_games(idle_before):
+        try:
+            await perform(rt, game_id, None, Command("end"))
+            log.info("game=%s event=expired", game_id)
+        except Refused:
+            continue
+
+
+async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    rt: Runtime | None = application.bot_data.get("runtime")
+    if rt is None:
+        return
+    await rt.timers.stop()
+    await rt.publisher.drain(timeout=3.0)
+    await rt.publisher.stop()
+    await rt.storage.stop()
+    log.info("stopped cleanly")
+
+
+def main() -> None:
+    try:
+        settings = Settings()  # type: ignore[call-arg]
+    except ValidationError as error:
+        sys.exit(f"ochko: invalid settings: {describe_error(error)}")
+    configure_logging(settings)
+    try:
+        open_storage(settings.database_url)  # fail fast on an unknown DATABASE_URL
+    except StorageError as error:
+        sys.exit(f"ochko: {error}")
+    application = build_application(settings)
+    try:
+        if settings.webhook_url:
+            secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
+            application.run_webhook(
+                listen=settings.webhook_listen,
+                port=settings.webhook_port,
+                url_path="telegram",
+                webhook_url=settings.webhook_url,
+                secret_token=secret,
+                allowed_updates=Update.ALL_TYPES,
+                drop_pending_updates=False,
+            )
+        else:
+            application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+    except StorageError as error:
+        sys.exit(f"ochko: {error}")

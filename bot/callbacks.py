@@ -1,0 +1,98 @@
+"""Callback data: short, versioned, parsed strictly, never trusted.
+
+Game buttons: ``g:<game id>:<state version>:<action>[:<amount>]`` — the version is the state
+version the keyboard was drawn at; the service refuses it once the game has moved past the
+decision that keyboard was drawn for. Settings buttons: ``s:<chat id>:<key>:<value>``.
+Everything must fit Telegram's 64 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+MAX_BYTES = 64
+
+
+class Act(StrEnum):
+    JOIN = "join"
+    LEAVE = "leave"
+    START = "start"
+    CANCEL = "cancel"
+    BANK = "bank"  # with the amount
+    PASS = "pass"  # decline or hand on the bank
+    BET = "bet"  # with the amount
+    HIT = "hit"
+    STAND = "stand"
+    DARK = "dark"
+    NEXT = "next"
+    PEEK = "peek"  # "👁 my cards": an alert only the presser sees
+    ODDS = "odds"
+
+
+AMOUNT_ACTS = frozenset({Act.BANK, Act.BET})
+
+_GAME = re.compile(
+    r"^g:(?P<game>[1-9]\d{0,11}):(?P<version>[1-9]\d{0,9}):(?P<act>[a-z]{3,6})"
+    r"(?::(?P<amount>[1-9]\d{0,11}))?$"
+)
+_SETTING = re.compile(
+    r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GameButton:
+    game_id: int
+    version: int
+    act: Act
+    amount: int | None = None
+
+    def encode(self) -> str:
+        data = f"g:{self.game_id}:{self.version}:{self.act.value}"
+        if self.amount is not None:
+            data += f":{self.amount}"
+        return _checked(data)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingButton:
+    chat_id: int
+    key: str
+    value: str
+
+    def encode(self) -> str:
+        return _checked(f"s:{self.chat_id}:{self.key}:{self.value}")
+
+
+def _checked(data: str) -> str:
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
+    return data
+
+
+def parse_game(data: str | None) -> GameButton | None:
+    """The game button in ``data``, or None when it is malformed in any way."""
+    if not data or len(data.encode()) > MAX_BYTES:
+        return None
+    match = _GAME.fullmatch(data)
+    if match is None:
+        return None
+    try:
+        act = Act(match["act"])
+    except ValueError:
+        return None
+    amount = int(match["amount"]) if match["amount"] else None
+    if (act in AMOUNT_ACTS) != (amount is not None):
+        return None
+    return GameButton(int(match["game"]), int(match["version"]), act, amount)
+
+
+def parse_setting(data: str | None) -> SettingButton | None:
+    if not data or len(data.encode()) > MAX_BYTES:
+        return None
+    match = _SETTING.fullmatch(data)
+    if match is None:
+        return None
+    return SettingButton(int(match["chat"]), match["key"], match["value"])

@@ -1,0 +1,735 @@
+"""Telegram handlers: parse → service → render. Every handler is registered in :func:`register`.
+
+Game actions run under the game's lock and commit before the bot answers; what the chat sees
+is refreshed by the publisher afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, replace
+from typing import Any
+
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot import render
+from bot.callbacks import Act, parse_game, parse_setting
+from bot.locks import KeyedLocks
+from bot.publisher import Publisher
+from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused, game_of
+from bot.settings import Settings
+from bot.timers import TurnTimers
+from rules.errors import RulesError
+from rules.variants import PRESETS, preset, with_overrides
+from storage import ChatSettings, Storage, StoredGame
+
+log = logging.getLogger(__name__)
+NAME_LIMIT = 64
+AMOUNT = re.compile(r"^\+?\d{1,15}$")
+ADMIN_TTL = 60.0
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+
+ACT_COMMANDS = {
+    Act.JOIN: "join",
+    Act.LEAVE: "leave",
+    Act.START: "start",
+    Act.CANCEL: "cancel",
+    Act.BANK: "bank",
+    Act.PASS: "pass",
+    Act.BET: "bet",
+    Act.HIT: "hit",
+    Act.STAND: "stand",
+    Act.DARK: "dark",
+    Act.NEXT: "next",
+}
+
+
+@dataclass
+class Runtime:
+    """Everything the handlers need, opened in post_init and closed in post_shutdown."""
+
+    settings: Settings
+    storage: Storage
+    service: GameService
+    publisher: Publisher
+    timers: TurnTimers
+    locks: KeyedLocks
+    bot_username: str
+    admin_cache: dict[tuple[int, int], tuple[bool, float]]
+
+    def deep_link(self, game_id: int) -> str:
+        return f"https://t.me/{self.bot_username}?start=g{game_id}"
+
+
+def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
+    rt: Runtime = context.application.bot_data["runtime"]
+    return rt
+
+
+# -------------------------------------------------------------------- small helpers
+
+
+def display_name(user: User) -> str:
+    name = " ".join(user.full_name.split()) or (user.username or str(user.id))
+    cleaned = "".join(ch for ch in name if ch.isprintable())
+    return cleaned[:NAME_LIMIT] or str(user.id)
+
+
+def actor_of(user: User) -> Actor:
+    return Actor(user.id, display_name(user))
+
+
+def thread_of(message: Message | None) -> int:
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+def is_group(chat: Chat | None) -> bool:
+    return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+async def language_for(rt: Runtime, chat_id: int, user: User | None) -> str:
+    """A user's own language where they chose one, else the chat's."""
+    if user is not None:
+        known = await rt.storage.get_user(user.id)
+        if known is not None and known.language:
+            return known.language
+    if chat_id < 0:
+        return (await rt.storage.get_chat(chat_id)).language
+    return rt.settings.default_language
+
+
+async def say(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+) -> None:
+    """Answer in the chat (and topic) the update came from."""
+    message = update.effective_message
+    chat = update.effective_chat
+    if chat is None:
+        return
+    try:
+        await context.bot.send_message(
+            chat.id,
+            text[:4096],
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            message_thread_id=thread_of(message) or None,
+            link_preview_options=NO_PREVIEW,
+        )
+    except TelegramError as error:
+        log.warning("reply failed chat=%s: %s", chat.id, error)
+
+
+async def is_admin(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
+) -> bool:
+    """Group admin rights via getChatMember, cached briefly."""
+    key = (chat_id, user_id)
+    cached = rt.admin_cache.get(key)
+    now = time.monotonic()
+    if cached is not None and cached[1] > now:
+        return cached[0]
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    except TelegramError as error:
+        log.warning("getChatMember failed chat=%s user=%s: %s", chat_id, user_id, error)
+        admin = False
+    if len(rt.admin_cache) > 10_000:
+        rt.admin_cache.clear()
+    rt.admin_cache[key] = (admin, now + ADMIN_TTL)
+    return admin
+
+
+def parse_amount(raw: list[str] | None) -> int | None:
+    if not raw or len(raw) != 1 or not AMOUNT.match(raw[0]):
+        return None
+    value = int(raw[0])
+    return value if value >= 1 else None
+
+
+# -------------------------------------------------------------------- acting on a game
+
+
+async def perform(
+    rt: Runtime,
+    game_id: int,
+    actor: Actor | None,
+    command: Command,
+    *,
+    update_id: int | None = None,
+    button_version: int | None = None,
+) -> Outcome:
+    """Run one command under the game's lock; refresh views and timers after it committed."""
+    async with rt.locks.hold(game_id):
+        outcome = await rt.service.act(
+            game_id,
+            actor,
+            command,
+            update_id=update_id,
+            button_version=button_version,
+        )
+    rt.timers.arm(game_id, outcome.stored.deadline)
+    rt.publisher.touch(game_id)
+    for event in outcome.events:
+        log.info(
+            "game=%s chat=%s event=%s",
+            game_id,
+            outcome.stored.chat_id,
+            event.kind,
+        )
+    return outcome
+
+
+async def on_timer(rt: Runtime, game_id: int) -> None:
+    try:
+        await perform(rt, game_id, None, Command("timeout"))
+    except Refused:
+        # Someone acted since the timer was set: follow the stored deadline instead.
+        stored = await rt.storage.load_game(game_id)
+        if stored is not None and stored.status != "finished":
+            rt.timers.arm(game_id, stored.deadline)
+
+
+async def _group_game_command(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, kind: str, *, needs_amount: bool = False
+) -> None:
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", await language_for(rt, chat.id, user)))
+        return
+    lang = await language_for(rt, chat.id, user)
+    stored = await rt.service.active_game(chat.id, thread_of(message))
+    if stored is None:
+        await say(update, context, render.refusal("no_game", {}, lang))
+        return
+    amount = None
+    if needs_amount:
+        amount = parse_amount(context.args)
+        if amount is None:
+            legal = game_of(stored).legal_actions()
+            await say(
+                update,
+                context,
+                render.refusal(
+                    "bad_amount", {"minimum": 1, "maximum": max(legal.maximum, 1)}, lang
+                ),
+            )
+            return
+    if kind == "end" and not await _may_end(rt, context, stored, user.id):
+        await say(update, context, render.refusal("not_allowed", {}, lang))
+        return
+    try:
+        await perform(
+            rt, stored.game_id, actor_of(user), Command(kind, amount), update_id=update.update_id
+        )
+    except Refused as refused:
+        await say(update, context, render.refusal(refused.code, refused.params, lang))
+    except Duplicate:
+        log.info("duplicate update %s ignored", update.update_id)
+
+
+async def _may_end(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, stored: StoredGame, user_id: int
+) -> bool:
+    game = game_of(stored)
+    creator = stored.state["meta"]["creator_id"]
+    if user_id in (creator, game.banker):
+        return True
+    return await is_admin(rt, context, stored.chat_id, user_id)
+
+
+def game_command(kind: str, *, needs_amount: bool = False) -> Handler:
+    async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await _group_game_command(update, context, kind, needs_amount=needs_amount)
+
+    handler.__name__ = f"cmd_{kind}"
+    return handler
+
+
+# -------------------------------------------------------------------- commands
+
+
+async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    preset_name = context.args[0].lower() if context.args else None
+    if preset_name is not None and preset_name not in PRESETS:
+        await say(
+            update,
+            context,
+            render.text("unknown_preset", lang, name=preset_name[:32], known=", ".join(PRESETS)),
+        )
+        return
+    try:
+        outcome = await rt.service.open_lobby(
+            chat.id, thread_of(message), actor_of(user), preset_name, update_id=update.update_id
+        )
+    except Refused as refused:
+        await say(update, context, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        return
+    log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
+    rt.publisher.touch(outcome.stored.game_id)
+
+
+async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Post the table anew (the old message may be far up the chat)."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    stored = await rt.service.active_game(chat.id, thread_of(message))
+    if stored is None:
+        await say(update, context, render.refusal("no_game", {}, lang))
+        return
+    async with rt.locks.hold(stored.game_id), rt.storage.transaction() as tx:
+        await tx.set_messages(stored.game_id, table_message_id=None)
+    rt.publisher.touch(stored.game_id, players=())
+
+
+async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("hand_in_group", lang))
+        return
+    stored = await rt.service.active_game(chat.id, thread_of(message))
+    if stored is None or not game_of(stored).is_seated(user.id):
+        await say(update, context, render.refusal("not_seated", {}, lang))
+        return
+    known = await rt.storage.get_user(user.id)
+    if known is None or not known.private_opened:
+        button = InlineKeyboardButton(
+            render.text("open_private_button", lang), url=rt.deep_link(stored.game_id)
+        )
+        await say(
+            update,
+            context,
+            render.refusal("private_needed", {}, lang),
+            InlineKeyboardMarkup([[button]]),
+        )
+        return
+    async with rt.locks.hold(stored.game_id), rt.storage.transaction() as tx:
+        fresh = await tx.load_game(stored.game_id)
+        if fresh is not None:
+            hands = {p: m for p, m in fresh.hand_messages.items() if p != user.id}
+            await tx.set_messages(stored.game_id, hand_messages=hands)
+    rt.publisher.touch(stored.game_id, table=False, players=[user.id])
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /start: the user opened the chat, so hands can come here from now on."""
+    rt = runtime(context)
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    if is_group(chat):
+        await cmd_help(update, context)
+        return
+    async with rt.storage.transaction() as tx:
+        known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    lang = known.language or rt.settings.default_language
+    payload = context.args[0] if context.args else ""
+    match = re.fullmatch(r"g([1-9]\d{0,11})", payload)
+    if match:
+        game_id = int(match.group(1))
+        stored = await rt.storage.load_game(game_id)
+        if stored is not None and game_of(stored).is_seated(user.id):
+            await say(update, context, render.text("private_opened", lang))
+            rt.publisher.touch(game_id, players=[user.id])
+            return
+    await say(update, context, render.help_text(lang, private=True))
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    await say(update, context, render.help_text(lang, private=not is_group(chat)))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    name = context.args[0].lower() if context.args else None
+    if name is None:
+        name = (await rt.storage.get_chat(chat.id)).preset if is_group(chat) else "classic36"
+    if name not in PRESETS:
+        await say(
+            update,
+            context,
+            render.text("unknown_preset", lang, name=name[:32], known=", ".join(PRESETS)),
+        )
+        return
+    await say(update, context, render.rules_text(name, lang))
+
+
+async def cmd_balance(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    player = await rt.storage.get_player(chat.id, user.id)
+    amount = player.balance if player is not None else rt.settings.starting_balance
+    await say(update, context, render.balance(display_name(user), amount, lang))
+
+
+async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    period = "month" if context.args and context.args[0].lower() in ("month", "месяц") else "all"
+    since = None
+    if period == "month":
+        now = time.gmtime()
+        since = float(time.mktime((now.tm_year, now.tm_mon, 1, 0, 0, 0, 0, 0, -1)))
+    rows = await rt.storage.leaderboard(chat.id, since=since, limit=10)
+    await say(update, context, render.leaderboard(rows, lang, period=period))
+
+
+async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    stats = await rt.storage.player_stats(chat.id, user.id)
+    await say(update, context, render.stats(stats, display_name(user), lang))
+
+
+async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    choice = context.args[0].lower() if context.args else ""
+    if choice not in ("ru", "en"):
+        await say(update, context, render.text("lang_usage", lang))
+        return
+    if is_group(chat):
+        if not await is_admin(rt, context, chat.id, user.id):
+            await say(update, context, render.refusal("not_allowed", {}, lang))
+            return
+        settings = await rt.storage.get_chat(chat.id)
+        async with rt.storage.transaction() as tx:
+            await tx.save_chat_settings(replace(settings, language=choice))
+    else:
+        async with rt.storage.transaction() as tx:
+            await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
+    await say(update, context, render.text("lang_set", choice))
+
+
+async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    if not await is_admin(rt, context, chat.id, user.id):
+        await say(update, context, render.refusal("not_allowed", {}, lang))
+        return
+    settings = await rt.storage.get_chat(chat.id)
+    menu = render.settings_menu(settings, settings.language)
+    await say(update, context, menu.text, menu.markup)
+
+
+async def on_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Any private message opens the chat for hands; plain text gets the help."""
+    rt = runtime(context)
+    user = update.effective_user
+    if user is None:
+        return
+    async with rt.storage.transaction() as tx:
+        known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    await say(
+        update,
+        context,
+        render.help_text(known.language or rt.settings.default_language, private=True),
+    )
+
+
+# -------------------------------------------------------------------- buttons
+
+
+async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None:
+        return
+    user = query.from_user
+    origin = query.message.chat.id if query.message is not None else user.id
+    lang = await language_for(rt, origin, user)
+    button = parse_game(query.data)
+    if button is None:
+        await _alert(query, render.refusal("stale_button", {}, lang))
+        return
+    stored = await rt.storage.load_game(button.game_id)
+    if stored is None or stored.status == "finished":
+        await _alert(query, render.refusal("game_over", {}, lang))
+        return
+    if origin not in (stored.chat_id, user.id):
+        await _alert(query, render.refusal("foreign_game", {}, lang))
+        return
+    if button.act is Act.PEEK:
+        snap = await rt.publisher.snapshot(stored, lang)
+        await _alert(query, render.peek(snap, user.id, lang))
+        return
+    if button.act is Act.ODDS:
+        await _alert(query, render.refusal("illegal_action", {}, lang))
+        return
+    kind = ACT_COMMANDS[button.act]
+    if kind == "cancel" and user.id != stored.state["meta"]["creator_id"]:
+        if not await is_admin(rt, context, stored.chat_id, user.id):
+            await _alert(query, render.refusal("not_allowed", {}, lang))
+            return
+        kind = "end"
+    try:
+        outcome = await perform(
+            rt,
+            button.game_id,
+            actor_of(user),
+            Command(kind, button.amount),
+            update_id=update.update_id,
+            button_version=button.version,
+        )
+    except Refused as refused:
+        await _alert(query, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        await _answer(query)
+        return
+    await _acknowledge(rt, query, outcome, kind, lang)
+
+
+async def _acknowledge(
+    rt: Runtime, query: CallbackQuery, outcome: Outcome, kind: str, lang: str
+) -> None:
+    user = query.from_user
+    if kind == "join":
+        known = await rt.storage.get_user(user.id)
+        if known is None or not known.private_opened:
+            # A bot cannot write first: this opens the private chat with a deep link.
+            await _answer(query, url=rt.deep_link(outcome.stored.game_id))
+            return
+        await _answer(query, render.text("joined", lang))
+        return
+    if kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
+        snap = await rt.publisher.snapshot(outcome.stored, lang)
+        await _answer(query, render.peek(snap, user.id, lang))
+        return
+    await _answer(query)
+
+
+async def _answer(query: CallbackQuery, text: str | None = None, *, url: str | None = None) -> None:
+    try:
+        await query.answer(text=text[:200] if text else None, url=url)
+    except TelegramError as error:
+        log.info("answerCallbackQuery failed: %s", error)
+
+
+async def _alert(query: CallbackQuery, text: str) -> None:
+    try:
+        await query.answer(text=text[:200], show_alert=True)
+    except TelegramError as error:
+        log.info("answerCallbackQuery failed: %s", error)
+
+
+SETTING_OPTIONS: dict[str, tuple[str, ...]] = {
+    "preset": tuple(PRESETS),
+    "dark_draw": ("on", "off"),
+    "fine": ("0", "50", "100"),
+    "acelow": ("on", "off"),
+    "timeout": ("30", "60", "120"),
+    "lang": ("ru", "en"),
+    "close": ("x",),
+}
+
+
+async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    user = query.from_user
+    chat_id = query.message.chat.id
+    lang = await language_for(rt, chat_id, user)
+    button = parse_setting(query.data)
+    if (
+        button is None
+        or button.chat_id != chat_id
+        or button.value not in SETTING_OPTIONS.get(button.key, ())
+    ):
+        await _alert(query, render.refusal("stale_button", {}, lang))
+        return
+    if not await is_admin(rt, context, chat_id, user.id):
+        await _alert(query, render.refusal("not_allowed", {}, lang))
+        return
+    settings = await rt.storage.get_chat(chat_id)
+    if button.key == "close":
+        await _answer(query)
+        try:
+            await query.edit_message_text(
+                render.text("settings_saved", settings.language), parse_mode=ParseMode.HTML
+            )
+        except TelegramError as error:
+            log.info("settings close failed: %s", error)
+        return
+    try:
+        updated = apply_setting(settings, button.key, button.value)
+    except RulesError as error:
+        await _alert(query, render.refusal(error.code, error.params, lang) + f" ({error})"[:120])
+        return
+    async with rt.storage.transaction() as tx:
+        await tx.save_chat_settings(updated)
+    await _answer(query, render.text("settings_saved", updated.language))
+    menu = render.settings_menu(updated, updated.language)
+    try:
+        await query.edit_message_text(
+            menu.text, parse_mode=ParseMode.HTML, reply_markup=menu.markup
+        )
+    except TelegramError as error:
+        log.info("settings menu edit failed: %s", error)
+
+
+def apply_setting(settings: ChatSettings, key: str, value: str) -> ChatSettings:
+    """The chat's settings with one change; an invalid combination raises InvalidVariant."""
+    if key == "preset":
+        return replace(settings, preset=value, overrides={})
+    if key == "lang":
+        return replace(settings, language=value)
+    if key == "timeout":
+        return replace(settings, turn_timeout=int(value))
+    names = {"dark_draw": "dark_draw", "fine": "bust_fine_percent", "acelow": "ace_low_on_bust"}
+    parsed: Any = int(value) if key == "fine" else value == "on"
+    overrides = dict(settings.overrides) | {names[key]: parsed}
+    with_overrides(preset(settings.preset), overrides)
+    return replace(settings, overrides=overrides)
+
+
+async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None:
+        return
+    origin = query.message.chat.id if query.message is not None else query.from_user.id
+    lang = await language_for(rt, origin, query.from_user)
+    await _alert(query, render.refusal("stale_button", {}, lang))
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    log.error(
+        "unhandled error in update %s", getattr(update, "update_id", "?"), exc_info=context.error
+    )
+    if isinstance(update, Update) and update.callback_query is not None:
+        await _alert(update.callback_query, render.text("error", "ru"))
+
+
+# -------------------------------------------------------------------- registration
+
+
+GAME_COMMANDS: dict[str, tuple[str, bool]] = {
+    "join": ("join", False),
+    "leave": ("leave", False),
+    "deal": ("start", False),
+    "cancel": ("cancel", False),
+    "bank": ("bank", True),
+    "bet": ("bet", True),
+    "hit": ("hit", False),
+    "stand": ("stand", False),
+    "dark": ("dark", False),
+    "pass": ("pass", False),
+    "next": ("next", False),
+    "endgame": ("end", False),
+}
+
+
+def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Every handler, in order, in one place."""
+    application.add_handler(CommandHandler("start", cmd_start))
+    application.add_handler(CommandHandler("newgame", cmd_newgame))
+    for command, (kind, needs_amount) in GAME_COMMANDS.items():
+        application.add_handler(
+            CommandHandler(command, game_command(kind, needs_amount=needs_amount))
+        )
+    application.add_handler(CommandHandler("table", cmd_table))
+    application.add_handler(CommandHandler("hand", cmd_hand))
+    application.add_handler(CommandHandler("balance", cmd_balance))
+    application.add_handler(CommandHandler("top", cmd_top))
+    application.add_handler(CommandHandler("stats", cmd_stats))
+    application.add_handler(CommandHandler("rules", cmd_rules))
+    application.add_handler(CommandHandler("settings", cmd_settings))
+    application.add_handler(CommandHandler("lang", cmd_lang))
+    application.add_handler(CommandHandler("help", cmd_help))
+    application.add_handler(CallbackQueryHandler(on_game_button, pattern=r"^g:"))
+    application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
+    application.add_handler(CallbackQueryHandler(on_unknown_button))
+    application.add_handler(
+        MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, on_private_text)
+    )
+    application.add_error_handler(on_error)
+
+
+COMMAND_MENU: dict[str, list[tuple[str, str]]] = {}

@@ -1,0 +1,313 @@
+"""What the group and the players see: the live table message, the round results, the private
+hands — coalesced and paced under Telegram's flood limits.
+
+Handlers only mark a game dirty. One flush task per game waits a short window (so a burst of
+moves becomes one edit), waits for the chat's send slot, then renders the *freshest* committed
+state: a slow chat therefore gets fewer, newer edits instead of a queue of stale ones. Results
+wait in the game's stored outbox until they are posted, so a crash cannot drop them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Bot, LinkPreviewOptions, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+
+from bot import render
+from bot.locks import KeyedLocks
+from bot.service import (
+    GameService,
+    game_of,
+    meta_of,
+    news_events,
+    round_settled_from_dict,
+    seated_names,
+    session_ended_from_dict,
+)
+from rules.table import Phase
+from storage import Storage, StoredGame
+
+log = logging.getLogger(__name__)
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+RETRY_DELAY = 5.0
+SHOWN_LIMIT = 20_000
+
+
+@dataclass(slots=True)
+class _Dirty:
+    table: bool = False
+    players: set[int] = field(default_factory=set)
+    all_players: bool = False
+
+
+class Publisher:
+    def __init__(
+        self,
+        bot: Bot,
+        storage: Storage,
+        service: GameService,
+        locks: KeyedLocks,
+        *,
+        bot_username: str,
+        coalesce_seconds: float,
+        default_language: str,
+        limiter: Any = None,
+    ) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.service = service
+        self.locks = locks
+        self.bot_username = bot_username
+        self.coalesce = coalesce_seconds
+        self.default_language = default_language
+        self.limiter = limiter  # bot.ratelimit.PacedRateLimiter when pacing is on
+        self._dirty: dict[int, _Dirty] = {}
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        # (chat, message) -> digest of what it shows, to skip identical edits; bounded LRU.
+        self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
+        self._tables: dict[int, int] = {}  # game -> the table message last shown
+
+    # ---------------------------------------------------------------- public
+
+    def touch(
+        self, game_id: int, *, table: bool = True, players: Iterable[int] | None = None
+    ) -> None:
+        """Something changed in the game: refresh the table and these players' hands (all of
+        them when ``players`` is None) soon."""
+        dirty = self._dirty.setdefault(game_id, _Dirty())
+        dirty.table = dirty.table or table
+        if players is None:
+            dirty.all_players = True
+        else:
+            dirty.players.update(players)
+        if game_id not in self._tasks:
+            self._tasks[game_id] = asyncio.create_task(self._run(game_id), name=f"flush-{game_id}")
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Wait until everything pending has been sent (shutdown and tests)."""
+        deadline = time.monotonic() + timeout
+        while self._tasks and time.monotonic() < deadline:
+            await asyncio.wait(list(self._tasks.values()), timeout=deadline - time.monotonic())
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        self._tasks.clear()
+
+    # ---------------------------------------------------------------- the flush loop
+
+    async def _run(self, game_id: int) -> None:
+        try:
+            while game_id in self._dirty:
+                if self.coalesce:
+                    await asyncio.sleep(self.coalesce)
+                dirty = self._dirty.pop(game_id)
+                try:
+                    await self._flush(game_id, dirty)
+                except (NetworkError, RetryAfter) as error:
+                    log.warning("publish failed game=%s: %s; retrying", game_id, error)
+                    merged = self._dirty.setdefault(game_id, _Dirty())
+                    merged.table = merged.table or dirty.table
+                    merged.all_players = merged.all_players or dirty.all_players
+                    merged.players |= dirty.players
+                    await asyncio.sleep(RETRY_DELAY)
+                except Exception:
+                    log.exception("publish failed game=%s", game_id)
+        finally:
+            self._tasks.pop(game_id, None)
+
+    async def _flush(self, game_id: int, dirty: _Dirty) -> None:
+        stored = await self.storage.load_game(game_id)
+        if stored is None:
+            return
+        if stored.state["meta"]["outbox"]:
+            await self._post_outbox(stored)
+        if dirty.table:
+            await self._refresh_table(game_id)
+        game = game_of(stored)
+        players = set(game.players) if dirty.all_players else dirty.players & set(game.players)
+        for player in sorted(players):
+            await self._refresh_hand(game_id, player)
+
+    async def _wait_turn(self, chat_id: int) -> None:
+        if self.limiter is not None:
+            await self.limiter.wait_turn(chat_id)
+
+    def _send_args(self) -> dict[str, Any]:
+        return {"rate_limit_args": {"reserved": True}} if self.limiter is not None else {}
+
+    async def snapshot(self, stored: StoredGame, lang: str | None = None) -> render.Snapshot:
+        game = game_of(stored)
+        meta = meta_of(stored)
+        chat = await self.storage.get_chat(stored.chat_id)
+        private_ok = set()
+        for player in game.players:
+            user = await self.storage.get_user(player)
+            if user is not None and user.private_opened:
+                private_ok.add(player)
+        return render.Snapshot(
+            game_id=stored.game_id,
+            version=stored.version,
+            game=game,
+            names=seated_names(game, meta) | {meta.creator_id: meta.names.get(meta.creator_id, "")},
+            creator_id=meta.creator_id,
+            lang=lang or chat.language,
+            deadline=stored.deadline,
+            private_ok=frozenset(private_ok),
+            bot_username=self.bot_username,
+            now=time.time(),
+        )
+
+    async def _post_outbox(self, stored: StoredGame) -> None:
+        items = list(stored.state["meta"]["outbox"])
+        snap = await self.snapshot(stored)
+        for item in items:
+            if item["kind"] == "result":
+                rendered = render.result(snap, round_settled_from_dict(item["event"]))
+            else:
+                rendered = render.session_end(snap, session_ended_from_dict(item["event"]))
+            await self._wait_turn(stored.chat_id)
+            try:
+                await self._send(stored.chat_id, stored.thread_id, rendered)
+            except (BadRequest, Forbidden) as error:
+                # The chat is gone or refuses us; keeping the item would retry forever.
+                log.warning(
+                    "result not posted chat=%s game=%s: %s", stored.chat_id, stored.game_id, error
+                )
+        async with self.locks.hold(stored.game_id):
+            await self.service.drop_outbox(stored.game_id, len(items))
+
+    async def _refresh_table(self, game_id: int) -> None:
+        stored = await self.storage.load_game(game_id)
+        if stored is None:
+            return
+        await self._wait_turn(stored.chat_id)
+        async with self.locks.hold(game_id):
+            stored = await self.storage.load_game(game_id)
+            if stored is None:
+                return
+            snap = await self.snapshot(stored)
+            if snap.game.phase is Phase.LOBBY or (
+                snap.game.phase is Phase.ENDED and snap.game.round_no == 0
+            ):
+                rendered = render.lobby(snap)
+            else:
+                news = render.announce(snap, news_events(meta_of(stored)))
+                rendered = render.table(snap, news)
+            message_id = await self._show(
+                stored.chat_id, stored.thread_id, stored.table_message_id, rendered
+            )
+            if message_id != stored.table_message_id:
+                async with self.storage.transaction() as tx:
+                    await tx.set_messages(game_id, table_message_id=message_id)
+        previous = self._tables.pop(game_id, None)
+        if not snap.game.is_over:
+            self._tables[game_id] = message_id
+        if previous is not None and previous != message_id:
+            await self._strip_buttons(stored.chat_id, previous)
+
+    async def _refresh_hand(self, game_id: int, player: int) -> None:
+        user = await self.storage.get_user(player)
+        if user is None or not user.private_opened:
+            return
+        await self._wait_turn(player)
+        async with self.locks.hold(game_id):
+            stored = await self.storage.load_game(game_id)
+            if stored is None:
+                return
+            snap = await self.snapshot(stored)
+            if not snap.game.is_seated(player):
+                return
+            lang = user.language or snap.lang
+            rendered = render.hand(snap, player, lang)
+            current = stored.hand_messages.get(player)
+            try:
+                message_id = await self._show(player, 0, current, rendered)
+            except Forbidden:
+                # Blocked, or never really opened: fall back to the "👁 my cards" alert.
+                async with self.storage.transaction() as tx:
+                    await tx.upsert_user(player, user.name, private_opened=False)
+                return
+            if message_id != current:
+                hands = dict(stored.hand_messages)
+                hands[player] = message_id
+                async with self.storage.transaction() as tx:
+                    await tx.set_messages(game_id, hand_messages=hands)
+
+    # ---------------------------------------------------------------- sending
+
+    async def _strip_buttons(self, chat_id: int, message_id: int) -> None:
+        """The last round's table keeps its final picture but loses its stale buttons."""
+        await self._wait_turn(chat_id)
+        try:
+            await self.bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id, reply_markup=None, **self._send_args()
+            )
+        except BadRequest as error:
+            log.info("could not strip buttons chat=%s message=%s: %s", chat_id, message_id, error)
+
+    async def _show(
+        self, chat_id: int, thread_id: int, message_id: int | None, rendered: render.Rendered
+    ) -> int:
+        """Edit the message to show ``rendered`` (skipping identical edits), or post it anew."""
+        digest = _digest(rendered)
+        if message_id is not None:
+            if self._shown.get((chat_id, message_id)) == digest:
+                return message_id
+            try:
+                await self.bot.edit_message_text(
+                    rendered.text,
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=rendered.markup,
+                    link_preview_options=NO_PREVIEW,
+                    **self._send_args(),
+                )
+                _remember(self._shown, (chat_id, message_id), digest)
+                return message_id
+            except BadRequest as error:
+                text = str(error).lower()
+                if "not modified" in text:
+                    _remember(self._shown, (chat_id, message_id), digest)
+                    return message_id
+                if "not found" not in text:
+                    raise
+                log.info("message %s in chat %s is gone; posting anew", message_id, chat_id)
+                await self._wait_turn(chat_id)
+        message = await self._send(chat_id, thread_id, rendered)
+        _remember(self._shown, (chat_id, message.message_id), digest)
+        return message.message_id
+
+    async def _send(self, chat_id: int, thread_id: int, rendered: render.Rendered) -> Message:
+        return await self.bot.send_message(
+            chat_id,
+            rendered.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=rendered.markup,
+            message_thread_id=thread_id or None,
+            link_preview_options=NO_PREVIEW,
+            **self._send_args(),
+        )
+
+
+def _remember(shown: OrderedDict[tuple[int, int], str], key: tuple[int, int], digest: str) -> None:
+    shown[key] = digest
+    shown.move_to_end(key)
+    while len(shown) > SHOWN_LIMIT:
+        shown.popitem(last=False)
+
+
+def _digest(rendered: render.Rendered) -> str:
+    markup = rendered.markup.to_json() if rendered.markup is not None else ""
+    return hashlib.blake2b((rendered.text + "\0" + markup).encode(), digest_size=16).hexdigest()

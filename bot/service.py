@@ -1,0 +1,495 @@
+"""The game service: load a game, act through rules/, save through storage/ — one transaction per
+action. Nothing here knows Telegram; handlers call it and render what it returns.
+
+A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules import events as events_module
+from rules.errors import InvalidVariant, RulesError
+from rules.events import (
+    BANK,
+    ChipsMoved,
+    Event,
+    PlayerResult,
+    RoundSettled,
+    RoundStarted,
+    SessionEnded,
+)
+from rules.game import Game
+from rules.table import Phase
+from rules.variants import Variant, preset, with_overrides
+from storage import (
+    Account,
+    ChatSettings,
+    GameExists,
+    GameStatus,
+    StatsDelta,
+    Storage,
+    StoredGame,
+    Transaction,
+    Transfer,
+    VersionConflict,
+)
+
+NEWS_KEEP = 4  # notable events kept for the table's news line
+TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
+
+
+class Refused(Exception):
+    """The action is not allowed; ``code`` and ``params`` say why (rendered per language)."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    @classmethod
+    def from_rules(cls, error: RulesError) -> Refused:
+        return cls(error.code, **error.params)
+
+
+class Duplicate(Exception):
+    """The update was already processed; nothing was done again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A player's (or the timer's) intent, before the rules judge it."""
+
+    kind: str  # join leave start cancel bank pass bet hit stand dark next end timeout
+    amount: int | None = None
+
+
+@dataclass(slots=True)
+class Meta:
+    creator_id: int
+    names: dict[int, str] = field(default_factory=dict)
+    turn_since: int = 1  # the state version at which the current decision began
+    decision: list[Any] = field(default_factory=list)  # [round, phase, turn]
+    outbox: list[dict[str, Any]] = field(default_factory=list)  # results not yet posted
+    news: list[dict[str, Any]] = field(default_factory=list)  # recent notable events
+    idle_round: bool = True  # no person acted in the current round (only timers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "creator_id": self.creator_id,
+            "names": {str(k): v for k, v in self.names.items()},
+            "turn_since": self.turn_since,
+            "decision": list(self.decision),
+            "outbox": list(self.outbox),
+            "news": list(self.news),
+            "idle_round": self.idle_round,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Meta:
+        return cls(
+            creator_id=data["creator_id"],
+            names={int(k): v for k, v in data["names"].items()},
+            turn_since=data["turn_since"],
+            decision=list(data["decision"]),
+            outbox=list(data["outbox"]),
+            news=list(data["news"]),
+            idle_round=data.get("idle_round", True),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    stored: StoredGame
+    game: Game
+    meta: Meta
+    events: list[Event]
+    chat: ChatSettings
+
+
+def game_of(stored: StoredGame) -> Game:
+    return Game.from_dict(stored.state["engine"])
+
+
+def meta_of(stored: StoredGame) -> Meta:
+    return Meta.from_dict(stored.state["meta"])
+
+
+def status_of(game: Game) -> GameStatus:
+    if game.phase is Phase.LOBBY:
+        return "lobby"
+    return "finished" if game.phase is Phase.ENDED else "active"
+
+
+def decision_of(game: Game) -> list[Any]:
+    return [game.round_no, game.phase.value, game.turn]
+
+
+def round_settled_from_dict(data: Mapping[str, Any]) -> RoundSettled:
+    return RoundSettled(
+        round_no=data["round_no"],
+        banker=data["banker"],
+        banker_cards=tuple(data["banker_cards"]),
+        banker_total=data["banker_total"],
+        banker_bust=data["banker_bust"],
+        results=tuple(PlayerResult(**{**r, "cards": tuple(r["cards"])}) for r in data["results"]),
+        bank=data["bank"],
+        balances=tuple((p, b) for p, b in data["balances"]),
+    )
+
+
+_EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        events_module.TwentyOne,
+        events_module.Busted,
+        events_module.BankBroken,
+        events_module.BankPassed,
+        events_module.BankerChosen,
+        events_module.PlayerSeated,
+        events_module.PlayerLeft,
+        events_module.NaturalsSettled,
+        events_module.SatOut,
+        events_module.Stood,
+    )
+}
+
+
+def news_events(meta: Meta) -> list[Event]:
+    """The stored notable events as event objects again (lists back to tuples)."""
+    decoded: list[Event] = []
+    for item in meta.news:
+        cls = _EVENT_TYPES.get(item.get("kind", ""))
+        if cls is None:
+            continue
+        fields_ = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items()}
+        fields_.pop("kind", None)
+        decoded.append(cls(**fields_))
+    return decoded
+
+
+def session_ended_from_dict(data: Mapping[str, Any]) -> SessionEnded:
+    return SessionEnded(data["reason"], tuple((p, b) for p, b in data["balances"]))
+
+
+class GameService:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        starting_balance: int,
+        turn_timeout: int,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.storage = storage
+        self.starting_balance = starting_balance
+        self.turn_timeout = turn_timeout
+        self.clock = clock
+
+    # ---------------------------------------------------------------- reads
+
+    async def active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
+        return await self.storage.load_active_game(chat_id, thread_id)
+
+    @staticmethod
+    def variant_for(chat: ChatSettings, preset_name: str | None) -> Variant:
+        """The chat's preset with its overrides, or another preset asked for by name as it is."""
+        try:
+            if preset_name and preset_name != chat.preset:
+                return preset(preset_name)
+            return with_overrides(preset(chat.preset), dict(chat.overrides))
+        except InvalidVariant as error:
+            raise Refused.from_rules(error) from None
+
+    # ---------------------------------------------------------------- writes
+
+    async def open_lobby(
+        self,
+        chat_id: int,
+        thread_id: int,
+        actor: Actor,
+        preset_name: str | None,
+        *,
+        update_id: int | None = None,
+    ) -> Outcome:
+        """A new lobby in the chat (thread) with its creator seated."""
+        async with self.storage.transaction() as tx:
+            await self._claim(tx, update_id)
+            chat = await tx.get_chat(chat_id)
+            if await tx.load_active_game(chat_id, thread_id) is not None:
+                raise Refused("game_exists")
+            game = Game(self.variant_for(chat, preset_name))
+            player = await tx.ensure_player(
+                chat_id, actor.user_id, actor.name, self.starting_balance
+            )
+            events = game.join(actor.user_id, player.balance)
+            meta = Meta(creator_id=actor.user_id, names={actor.user_id: actor.name})
+            meta.decision = decision_of(game)
+            try:
+                stored = await tx.create_game(
+                    chat_id, thread_id, actor.user_id, self._state(game, meta), "lobby"
+                )
+            except GameExists:
+                raise Refused("game_exists") from None
+            return Outcome(stored, game, meta, events, chat)
+
+    async def act(
+        self,
+        game_id: int,
+        actor: Actor | None,
+        command: Command,
+        *,
+        update_id: int | None = None,
+        button_version: int | None = None,
+    ) -> Outcome:
+        """Apply one command and commit it with its chips, statistics and update id.
+
+        ``button_version`` refuses presses drawn for an earlier decision; a timeout is refused
+        unless the stored deadline has passed (someone may have acted since the timer was set).
+        """
+        for attempt in range(3):
+            try:
+                return await self._act_once(game_id, actor, command, update_id, button_version)
+            except VersionConflict:
+                # Another process saved first; the per-game lock makes this rare. Judge again
+                # against the fresh state rather than merging.
+                if attempt == 2:
+                    raise Refused("slow_down") from None
+        raise AssertionError("unreachable")
+
+    async def _act_once(
+        self,
+        game_id: int,
+        actor: Actor | None,
+        command: Command,
+        update_id: int | None,
+        button_version: int | None,
+    ) -> Outcome:
+        async with self.storage.transaction() as tx:
+            await self._claim(tx, update_id)
+            stored = await tx.load_game(game_id)
+            if stored is None or stored.status == "finished":
+                raise Refused("game_over")
+            meta = meta_of(stored)
+            if button_version is not None and not (
+                meta.turn_since <= button_version <= stored.version
+            ):
+                raise Refused("stale_button")
+            if command.kind == "timeout" and (
+                stored.deadline is None or stored.deadline > self.clock() + TIMER_SLACK
+            ):
+                raise Refused("stale_button")
+            game = game_of(stored)
+            chat = await tx.get_chat(stored.chat_id)
+            if actor is not None:
+                meta.names[actor.user_id] = actor.name
+            try:
+                events = await self._perform(tx, stored, game, meta, actor, command)
+            except RulesError as error:
+                raise Refused.from_rules(error) from None
+            if actor is not None:
+                meta.idle_round = False
+            return await self._commit(tx, stored, game, meta, events, chat)
+
+    async def drop_outbox(self, game_id: int, count: int) -> None:
+        """The publisher posted the first ``count`` pending results."""
+        async with self.storage.transaction() as tx:
+            stored = await tx.load_game(game_id)
+            if stored is None:
+                return
+            meta = meta_of(stored)
+            meta.outbox = meta.outbox[count:]
+            state = {"engine": stored.state["engine"], "meta": meta.to_dict()}
+            await tx.save_game(
+                game_id,
+                expected_version=stored.version,
+                state=state,
+                status=stored.status,
+                deadline=stored.deadline,
+            )
+
+    # ---------------------------------------------------------------- internals
+
+    async def _claim(self, tx: Transaction, update_id: int | None) -> None:
+        if update_id is not None and not await tx.claim_update(update_id):
+            raise Duplicate(update_id)
+
+    async def _perform(
+        self,
+        tx: Transaction,
+        stored: StoredGame,
+        game: Game,
+        meta: Meta,
+        actor: Actor | None,
+        command: Command,
+    ) -> list[Event]:
+        kind = command.kind
+        if kind == "timeout":
+            if game.phase is Phase.ROUND_OVER:
+                # Nobody pressed "next round": play on, unless the last round saw nobody at all.
+                return game.end() if meta.idle_round else self._next(game, meta)
+            return game.timeout()
+        if kind == "end":
+            return game.end()
+        if actor is None:
+            raise Refused("not_allowed")
+        user = actor.user_id
+        if kind == "join":
+            player = await tx.ensure_player(stored.chat_id, user, actor.name, self.starting_balance)
+            game.verify_join(user, player.balance)
+            return game.join(user, player.balance)
+        if kind == "cancel":
+            if game.phase is not Phase.LOBBY:
+                raise Refused("wrong_phase", phase=game.phase.value)
+            if user != meta.creator_id:
+                raise Refused("not_allowed")
+            return game.end()
+        if kind == "start":
+            if not game.is_seated(user):
+                raise Refused("not_seated", player=user)
+            return game.start()
+        if kind == "next":
+            if not game.is_seated(user):
+                raise Refused("not_seated", player=user)
+            return self._next(game, meta)
+        amount = command.amount
+        if kind in ("bank", "bet") and amount is None:
+            raise Refused("bad_amount", minimum=1, maximum=game.legal_actions().maximum)
+        actions: dict[str, Callable[[], list[Event]]] = {
+            "leave": lambda: game.leave(user),
+            "pass": lambda: game.pass_bank(user),
+            "bank": lambda: game.set_bank(user, amount or 0),
+            "bet": lambda: game.stake(user, amount or 0),
+            "hit": lambda: game.hit(user),
+            "stand": lambda: game.stand(user),
+            "dark": lambda: game.dark(user),
+        }
+        if kind not in actions:
+            raise Refused("illegal_action")
+        return actions[kind]()
+
+    def _next(self, game: Game, meta: Meta) -> list[Event]:
+        meta.idle_round = True
+        return game.next_round()
+
+    async def _commit(
+        self,
+        tx: Transaction,
+        stored: StoredGame,
+        game: Game,
+        meta: Meta,
+        events: list[Event],
+        chat: ChatSettings,
+    ) -> Outcome:
+        transfers = [
+            Transfer(
+                Account.bank(stored.game_id) if t.source == BANK else Account.player(t.source),
+                Account.bank(stored.game_id) if t.target == BANK else Account.player(t.target),
+                t.amount,
+                t.reason,
+            )
+            for t in (e.transfer for e in events if isinstance(e, ChipsMoved))
+        ]
+        if transfers:
+            await tx.apply_transfers(stored.chat_id, stored.game_id, game.round_no, transfers)
+        new_round = False
+        for event in events:
+            if isinstance(event, RoundSettled):
+                await self._record_stats(tx, stored.chat_id, event)
+                meta.outbox.append({"kind": "result", "event": event.to_dict()})
+            elif isinstance(event, SessionEnded):
+                meta.outbox.append({"kind": "ended", "event": event.to_dict()})
+            elif isinstance(event, RoundStarted):
+                meta.news = []
+                if event.round_no > 1:
+                    # A new round gets a new live table message, below the last round's result;
+                    # the first round goes on in the lobby's message.
+                    await tx.set_messages(stored.game_id, table_message_id=None)
+                    new_round = True
+        notable = [e.to_dict() for e in events if e.kind in _EVENT_TYPES]
+        if notable or new_round:
+            meta.news = (meta.news + notable)[-NEWS_KEEP:]
+        new_version = stored.version + 1
+        decision = decision_of(game)
+        if decision != meta.decision:
+            meta.decision = decision
+            meta.turn_since = new_version
+        on_clock = game.turn is not None or game.phase is Phase.ROUND_OVER
+        timeout = chat.turn_timeout or self.turn_timeout
+        deadline = self.clock() + timeout if on_clock else None
+        state = self._state(game, meta)
+        status = status_of(game)
+        await tx.save_game(
+            stored.game_id,
+            expected_version=stored.version,
+            state=state,
+            status=status,
+            deadline=deadline,
+        )
+        table_id = None if new_round else stored.table_message_id
+        saved = replace(
+            stored,
+            state=state,
+            version=new_version,
+            status=status,
+            deadline=deadline,
+            table_message_id=table_id,
+            updated_at=self.clock(),
+        )
+        return Outcome(saved, game, meta, events, chat)
+
+    async def _record_stats(self, tx: Transaction, chat_id: int, event: RoundSettled) -> None:
+        banker_net = 0
+        for r in event.results:
+            if r.outcome == "out":
+                continue
+            banker_net -= r.net
+            await tx.add_stats(
+                chat_id,
+                r.player,
+                StatsDelta(
+                    rounds=1,
+                    wins=int(r.outcome == "win"),
+                    losses=int(r.outcome == "lose"),
+                    pushes=int(r.outcome == "push"),
+                    twentyones=int(r.twenty_one),
+                    golden_points=int(r.golden),
+                    busts=int(r.bust),
+                    net=r.net,
+                    biggest_win=max(r.net, 0),
+                ),
+            )
+        await tx.add_stats(
+            chat_id,
+            event.banker,
+            StatsDelta(
+                rounds=1,
+                wins=int(banker_net > 0),
+                losses=int(banker_net < 0),
+                pushes=int(banker_net == 0),
+                golden_points=0,
+                net=banker_net,
+                biggest_win=max(banker_net, 0),
+            ),
+        )
+
+    @staticmethod
+    def _state(game: Game, meta: Meta) -> dict[str, Any]:
+        return {"engine": game.to_dict(), "meta": meta.to_dict()}
+
+
+def seated_names(game: Game, meta: Meta) -> dict[int, str]:
+    return {p: meta.names.get(p, str(p)) for p in game.players}
+
+
+def pending_results(meta: Meta) -> Sequence[dict[str, Any]]:
+    return list(meta.outbox)

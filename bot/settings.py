@@ -1,0 +1,76 @@
+"""Settings from the environment and `.env` (pydantic-settings). Built once in `main()`, never at
+import time."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,100}$")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    bot_token: SecretStr
+    bot_api_base_url: str = "https://api.telegram.org/bot"
+    database_url: str = "sqlite:///ochko.sqlite3"
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    turn_timeout: int = Field(60, ge=10, le=3600)
+    lobby_timeout: int = Field(900, ge=60, le=86400)  # an idle lobby or game expires after this
+    starting_balance: int = Field(1000, ge=1, le=10**9)
+    max_games_per_user: int = Field(3, ge=1, le=100)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    default_language: Literal["ru", "en"] = "ru"
+    coalesce_seconds: float = Field(0.4, ge=0.0, le=10.0)  # table edits within this merge
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = Field(8443, ge=1, le=65535)
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr) -> SecretStr:
+        if not TOKEN_PATTERN.match(value.get_secret_value()):
+            raise ValueError(
+                "BOT_TOKEN does not look like a bot token (123456:ABC-…) from BotFather"
+            )
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("webhook_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _webhook_needs_secret(self) -> Settings:
+        if self.webhook_url:
+            secret = self.webhook_secret.get_secret_value() if self.webhook_secret else ""
+            if not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", secret):
+                raise ValueError(
+                    "WEBHOOK_SECRET (16–256 of A-Z a-z 0-9 _ -) is required when WEBHOOK_URL is set"
+                )
+        return self
+
+
+def describe_error(error: Exception) -> str:
+    """One line per invalid setting, without echoing secret values."""
+    errors = getattr(error, "errors", None)
+    if not callable(errors):
+        return str(error)
+    lines = []
+    for item in errors():
+        field = ".".join(str(part) for part in item.get("loc", ())) or "settings"
+        message = str(item.get("msg", "invalid"))
+        if item.get("type") == "missing":
+            message = "is required (set it in the environment or in .env)"
+        lines.append(f"{field.upper()}: {message.removeprefix('Value error, ')}")
+    return "; ".join(lines)

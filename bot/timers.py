@@ -1,0 +1,76 @@
+"""Turn timers: one task and a heap for every game's deadline, so ten thousand running games cost
+ten thousand heap entries, not ten thousand sleeping tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+Fire = Callable[[int], Awaitable[None]]  # called with the game id when its deadline passes
+
+
+class TurnTimers:
+    def __init__(self, fire: Fire, clock: Callable[[], float] = time.time) -> None:
+        self._fire = fire
+        self._clock = clock
+        self._heap: list[tuple[float, int]] = []
+        self._latest: dict[int, float] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="turn-timers")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)
+
+    def arm(self, game_id: int, deadline: float | None) -> None:
+        """Set (or, with no deadline, clear) the game's timer; the latest call wins."""
+        if deadline is None:
+            self._latest.pop(game_id, None)
+            return
+        if self._latest.get(game_id) == deadline:
+            return
+        self._latest[game_id] = deadline
+        heapq.heappush(self._heap, (deadline, game_id))
+        if self._heap[0][1] == game_id:
+            self._wake.set()
+
+    def pending(self) -> int:
+        return len(self._latest)
+
+    async def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            delay = self._heap[0][0] - self._clock() if self._heap else 3600.0
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                continue
+            deadline, game_id = heapq.heappop(self._heap)
+            if self._latest.get(game_id) != deadline:
+                continue  # superseded by a later arm
+            del self._latest[game_id]
+            task = asyncio.create_task(self._run(game_id))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+
+    async def _run(self, game_id: int) -> None:
+        try:
+            await self._fire(game_id)
+        except Exception:
+            log.exception("turn timer failed game=%s", game_id)
