@@ -734,7 +734,30 @@ STRINGS: dict[str, dict[str, str]] = {
         "ru": "Что-то пошло не так. Попробуйте ещё раз.",
         "en": "Something went wrong. Please try again.",
     },
+    # ------------------------------------------------------------------ handler messages
+    "joined": {"ru": "Вы за столом ✅", "en": "You are seated ✅"},
+    "hand_in_group": {
+        "ru": "Наберите /hand в группе, где идёт игра, — карты придут сюда.",
+        "en": "Type /hand in the group where you play — the cards will come here.",
+    },
+    "unknown_preset": {
+        "ru": "Нет правил {name}. Есть: {known}",
+        "en": "No preset {name}. Known: {known}",
+    },
 }
+
+# Flat names used by the handlers, the same texts as the dotted keys.
+ALIASES: dict[str, str] = {
+    "error": "error.internal",
+    "lang_set": "lang.switched",
+    "lang_usage": "lang.usage",
+    "open_private_button": "btn.open_private",
+    "private_opened": "private.opened",
+    "settings_saved": "settings.saved",
+    **{f"cmd_{key[4:]}": key for key in STRINGS if key.startswith("cmd.")},
+}
+for _alias, _target in ALIASES.items():
+    STRINGS.setdefault(_alias, STRINGS[_target])
 
 
 class _Missing(dict[str, object]):

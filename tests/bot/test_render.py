@@ -509,3 +509,13 @@ def test_card() -> None:
     assert render.card(Card.parse("10H")) == "10♥"
     assert render.card(Card.parse("AS")) == "A♠"
     assert render.card(Card.parse("X1")) == "🃏"
+
+
+def test_handler_keys_exist_in_both_languages() -> None:
+    keys = ["error", "group_only", "hand_in_group", "joined", "lang_set", "lang_usage"]
+    keys += ["open_private_button", "private_opened", "settings_saved", "unknown_preset"]
+    keys += [f"cmd_{c}" for c in render.COMMANDS_GROUP + render.COMMANDS_PRIVATE]
+    for key in keys:
+        for lang in ("ru", "en"):
+            assert render.text(key, lang, name="<x>", known="a, b") != key, key
+    assert "&lt;x&gt;" in render.text("unknown_preset", "ru", name="<x>", known="a")
