@@ -21,6 +21,7 @@ from telegram.request import BaseRequest
 
 from bot import render
 from bot.handlers import Runtime, on_timer, perform, register
+from bot.health import beat
 from bot.locks import KeyedLocks
 from bot.publisher import Publisher
 from bot.ratelimit import PacedRateLimiter
@@ -31,26 +32,7 @@ from storage import StorageError, open_storage
 
 log = logging.getLogger("bot")
 SWEEP_INTERVAL = 60.0
-
-GROUP_COMMANDS = (
-    "newgame",
-    "join",
-    "deal",
-    "bet",
-    "hit",
-    "stand",
-    "dark",
-    "table",
-    "hand",
-    "balance",
-    "top",
-    "stats",
-    "rules",
-    "settings",
-    "endgame",
-    "help",
-)
-PRIVATE_COMMANDS = ("start", "help", "rules", "lang")
+HEARTBEAT_INTERVAL = 30.0
 
 
 class RedactingFormatter(logging.Formatter):
@@ -152,6 +134,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     await _register_commands(application)
     if application.job_queue is not None:
         application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
+        application.job_queue.run_repeating(heartbeat, interval=HEARTBEAT_INTERVAL, first=0.0)
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
 
 
@@ -160,8 +143,8 @@ async def _register_commands(application: Application[Any, Any, Any, Any, Any, A
     try:
         for lang in ("ru", "en"):
             code = None if lang == "ru" else "en"
-            group = [BotCommand(c, render.text(f"cmd_{c}", lang)) for c in GROUP_COMMANDS]
-            private = [BotCommand(c, render.text(f"cmd_{c}", lang)) for c in PRIVATE_COMMANDS]
+            group = [BotCommand(c, d) for c, d in render.commands(lang, private=False)]
+            private = [BotCommand(c, d) for c, d in render.commands(lang, private=True)]
             await bot.set_my_commands(
                 group, scope=BotCommandScopeAllGroupChats(), language_code=code
             )
@@ -182,6 +165,14 @@ async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
             log.info("game=%s event=expired", game_id)
         except Refused:
             continue
+
+
+async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Proof of a live event loop for the container's health check (bot/health.py)."""
+    try:
+        beat()
+    except OSError as error:
+        log.warning("heartbeat not written: %s", error)
 
 
 async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -1,0 +1,41 @@
+# syntax=docker/dockerfile:1
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    OCHKO_NO_VENV=1 \
+    DATABASE_URL=sqlite:////data/ochko.sqlite3 \
+    HEARTBEAT_FILE=/tmp/ochko.heartbeat
+
+WORKDIR /app
+
+# Dependencies first, pinned by the constraints file, in a layer of their own: it is rebuilt only
+# when pyproject.toml or the pins change, not on every code change.
+COPY pyproject.toml ./
+COPY .ci/constraints.txt ./constraints.txt
+RUN mkdir bot rules storage \
+    && touch README.md bot/__init__.py rules/__init__.py storage/__init__.py \
+    && pip install -c constraints.txt . \
+    && pip uninstall -y ochko-bot \
+    && rm -rf bot rules storage build ./*.egg-info
+
+# Only the packages the bot runs.
+COPY rules ./rules
+COPY storage ./storage
+COPY bot ./bot
+
+RUN useradd --create-home --uid 10001 ochko \
+    && mkdir /data \
+    && chown ochko:ochko /data
+USER 10001:10001
+VOLUME ["/data"]
+
+# Healthy while the event loop keeps touching its heartbeat file.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-m", "bot.health"]
+
+# SIGTERM (docker stop) ends polling, closes the database and exits within a few seconds.
+STOPSIGNAL SIGTERM
+CMD ["python", "-m", "bot"]
