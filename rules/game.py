@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.cards import Card, build_deck
+from rules.cards import Card, DeckKind, build_deck
 from rules.errors import (
     AlreadySeated,
     AmountOutOfRange,
@@ -67,6 +67,8 @@ from rules.variants import BankMode, BankPassing, StakeCap, StakeTiming, TurnOrd
 
 SCHEMA_VERSION = 1
 MAX_AMOUNT = 10**12  # far above any real balance; keeps arithmetic and JSON sane
+# Each deck in canonical order, built once (cards are frozen values; every round shuffles a copy).
+_DECKS: dict[DeckKind, tuple[Card, ...]] = {kind: tuple(build_deck(kind)) for kind in DeckKind}
 
 
 class Game:
@@ -106,7 +108,11 @@ class Game:
         raise NotSeated(f"player {player} is not at the table", player=player)
 
     def is_seated(self, player: int) -> bool:
-        return any(seat.player == player for seat in self.seats)
+        # A plain loop: every action asks this, and it is faster than any() over a generator.
+        for seat in self.seats:  # noqa: SIM110
+            if seat.player == player:
+                return True
+        return False
 
     def balance(self, player: int) -> int:
         return self.seat(player).balance
@@ -602,6 +608,8 @@ class Game:
     def _affordable(self, balance: int) -> int:
         """The largest stake whose worst case (stake plus fine) the balance covers."""
         percent = self.variant.bust_fine_percent
+        if percent == 0:
+            return balance  # no fine: what the search below finds at once
         stake = balance * 100 // (100 + percent)
         while stake > 0 and stake + self.fine_for(stake) > balance:
             stake -= 1
@@ -720,8 +728,8 @@ class Game:
                 self.hands[p].status = HandStatus.OUT
                 self._emit(SatOut(p, "leaving" if seat.leaving else "cannot_afford"))
         self._emit(RoundStarted(self.round_no, self.banker, self.bank))
-        deck = self.source.shuffled(build_deck(self.variant.deck))
-        self.log.append({"a": "shuffle", "order": [card.code for card in deck]})
+        deck = self.source.shuffled(list(_DECKS[self.variant.deck]))
+        self.log.append({"a": "shuffle", "order": _codes(deck)})
         self.stock = deck
         self._emit(DeckShuffled(len(deck), recycled=False))
         if self.variant.show_bottom:
@@ -758,7 +766,7 @@ class Game:
     def _recycle(self) -> None:
         """The stock ran out: the cards already played are shuffled and dealt again."""
         deck = self.source.shuffled(self.discards)
-        self.log.append({"a": "shuffle", "order": [card.code for card in deck]})
+        self.log.append({"a": "shuffle", "order": _codes(deck)})
         self.stock = deck
         self.discards = []
         self._emit(DeckShuffled(len(deck), recycled=True))
@@ -1058,6 +1066,11 @@ class Game:
         self.phase = Phase.ENDED
         self.turn = None
         self._emit(SessionEnded(reason, tuple((s.player, s.balance) for s in self.seats)))
+
+
+def _codes(cards: Iterable[Card]) -> list[str]:
+    """The codes of ``cards`` (``Card.code``, inlined: a shuffle logs a whole deck)."""
+    return [card.rank + card.suit for card in cards]
 
 
 def new_game(variant: Variant, players: Sequence[tuple[int, int]] = (), **kwargs: Any) -> Game:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.cards import Card
+from rules.cards import JOKER, RANKS_52, Card
 from rules.variants import Values, Variant
 
 RUSSIAN_VALUES = {"J": 2, "Q": 3, "K": 4, "A": 11}
@@ -39,6 +39,20 @@ def card_value(card: Card, variant: Variant) -> int:
     return table.get(card.rank) or int(card.rank)
 
 
+# The value of every rank but the ace (and the joker), per value system: ``card_value`` looked up
+# once, as the hot path of the engine counts hands after every card.
+_FIXED_VALUES: dict[Values, dict[str, int]] = {
+    values: {
+        rank: (RUSSIAN_VALUES if values is Values.RUSSIAN else WESTERN_VALUES).get(rank)
+        or int(rank)
+        for rank in RANKS_52
+        if rank != "A"
+    }
+    for values in Values
+}
+_HAND_VALUES: dict[tuple[int, bool], HandValue] = {}  # frozen values, shared
+
+
 def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
     """The best total of a hand under the variant's rules.
 
@@ -51,22 +65,40 @@ def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
     >>> hand_value([Card("A", "S"), Card("A", "H")], CLASSIC36).golden
     True
     """
-    aces = sum(1 for card in cards if card.is_ace)
-    jokers = sum(1 for card in cards if card.is_joker) if variant.jokers_wild else 0
-    fixed = sum(card_value(c, variant) for c in cards if not c.is_ace and not c.is_joker)
-    golden = variant.golden_point and len(cards) == 2 and aces == 2
-    low_aces = range(aces + 1) if variant.ace_low_on_bust else range(1)
-    best_under: int | None = None
-    least = None
-    for low in low_aces:
-        base = fixed + (aces - low) * 11 + low
-        lowest, highest = base + jokers, base + 11 * jokers
-        if lowest <= TARGET:
-            candidate = min(highest, TARGET)
-            best_under = candidate if best_under is None else max(best_under, candidate)
-        least = lowest if least is None else min(least, lowest)
-    total = best_under if best_under is not None else (least or 0)
-    return HandValue(total=total, golden=golden)
+    table = _FIXED_VALUES[variant.values]
+    aces = jokers = fixed = 0
+    for card in cards:
+        rank = card.rank
+        if rank == "A":
+            aces += 1
+        elif rank == JOKER:
+            jokers += 1
+        elif rank in table:
+            fixed += table[rank]
+        else:
+            fixed += card_value(card, variant)
+    if not variant.jokers_wild:
+        jokers = 0
+    golden = variant.golden_point and aces == 2 and len(cards) == 2
+    if jokers == 0 and (aces == 0 or not variant.ace_low_on_bust):
+        total = fixed + 11 * aces  # what the general search below finds in this case
+    else:
+        low_aces = range(aces + 1) if variant.ace_low_on_bust else range(1)
+        best_under: int | None = None
+        least = None
+        for low in low_aces:
+            base = fixed + (aces - low) * 11 + low
+            lowest, highest = base + jokers, base + 11 * jokers
+            if lowest <= TARGET:
+                candidate = min(highest, TARGET)
+                best_under = candidate if best_under is None else max(best_under, candidate)
+            least = lowest if least is None else min(least, lowest)
+        total = best_under if best_under is not None else (least or 0)
+    key = (total, golden)
+    value = _HAND_VALUES.get(key)
+    if value is None:
+        value = _HAND_VALUES[key] = HandValue(total=total, golden=golden)
+    return value
 
 
 def is_natural(cards: Sequence[Card], variant: Variant) -> bool:
