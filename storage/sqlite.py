@@ -8,7 +8,7 @@ import os
 import sqlite3
 import time
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from typing import Any, Final, cast
 
@@ -56,8 +56,53 @@ _GAME_COLUMNS = (
 )
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# One encoder for every write: json.dumps() with arguments builds a new JSONEncoder per call.
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_dumps: Final = _ENCODER.encode
+
+_INSERT_LEDGER: Final = (
+    "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
+    "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_UPDATE_BALANCE: Final = "UPDATE players SET balance = ? WHERE chat_id = ? AND user_id = ?"
+_UPDATE_BANK: Final = "UPDATE games SET bank = ? WHERE game_id = ?"
+_UPSERT_STATS: Final = (
+    "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
+    "golden_points, busts, net, biggest_win) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (chat_id, user_id) DO UPDATE SET "
+    "rounds = rounds + excluded.rounds, wins = wins + excluded.wins, "
+    "losses = losses + excluded.losses, pushes = pushes + excluded.pushes, "
+    "twentyones = twentyones + excluded.twentyones, "
+    "golden_points = golden_points + excluded.golden_points, "
+    "busts = busts + excluded.busts, net = net + excluded.net, "
+    "biggest_win = max(biggest_win, excluded.biggest_win)"
+)
+_INSERT_STAT_EVENT: Final = (
+    "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+# Kinds of the rows of the balance query of apply_transfers.
+_PLAYER, _BANK, _LEDGER_GAME = 0, 1, 2
+
+
+def _balances_sql(players: int, banks: int, ledger_game: bool) -> str:
+    """One SELECT for every account a batch touches (and the ledger rows' game, if any)."""
+    parts = []
+    if players:
+        parts.append(
+            f"SELECT {_PLAYER}, user_id, balance FROM players "
+            f"WHERE chat_id = ? AND user_id IN ({', '.join('?' * players)})"
+        )
+    if banks:
+        parts.append(
+            f"SELECT {_BANK}, game_id, bank FROM games "
+            f"WHERE chat_id = ? AND game_id IN ({', '.join('?' * banks)})"
+        )
+    if ledger_game:
+        parts.append(f"SELECT {_LEDGER_GAME}, game_id, 0 FROM games WHERE game_id = ?")
+    return " UNION ALL ".join(parts)
 
 
 def _game_from_row(row: Row) -> StoredGame:
@@ -356,27 +401,17 @@ class SqliteTransaction(_SqliteReads, Transaction):
             ),
         )
 
-    async def _balances(self, chat_id: int, transfers: Sequence[Transfer]) -> dict[Account, int]:
-        users = sorted(
-            {a.id for t in transfers for a in (t.source, t.target) if a.kind == "player"}
-        )
-        banks = sorted({a.id for t in transfers for a in (t.source, t.target) if a.kind == "bank"})
-        balances: dict[Account, int] = {}
-        if users:
-            marks = ", ".join("?" * len(users))
-            for user_id, balance in await self._rows(
-                f"SELECT user_id, balance FROM players WHERE chat_id = ? AND user_id IN ({marks})",
-                (chat_id, *users),
-            ):
-                balances[Account.player(user_id)] = balance
-        if banks:
-            marks = ", ".join("?" * len(banks))
-            for game_id, bank in await self._rows(
-                f"SELECT game_id, bank FROM games WHERE chat_id = ? AND game_id IN ({marks})",
-                (chat_id, *banks),
-            ):
-                balances[Account.bank(game_id)] = bank
-        return balances
+    async def _pipeline(self, *statements: Awaitable[object]) -> None:
+        """Run write statements back to back on the connection's thread, then await them all.
+
+        aiosqlite executes its queue in order, so the statements run in the order given, as if
+        awaited one by one, but the thread goes from one to the next without waiting for the
+        event loop. The first error is raised once all of them are done.
+        """
+        results = await asyncio.gather(*statements, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
     async def apply_transfers(
         self,
@@ -387,87 +422,117 @@ class SqliteTransaction(_SqliteReads, Transaction):
     ) -> None:
         if not transfers:
             return
-        balances = await self._balances(chat_id, transfers)
+        users: set[int] = set()
+        banks: set[int] = set()
+        for transfer in transfers:
+            for account in (transfer.source, transfer.target):
+                if account.kind == "player":
+                    users.add(account.id)
+                elif account.kind == "bank":
+                    banks.add(account.id)
+        params: list[object] = []
+        if users:
+            params += (chat_id, *users)
+        if banks:
+            params += (chat_id, *banks)
+        if game_id is not None:
+            params.append(game_id)
+        # One statement reads every balance the batch touches, and whether the ledger rows' game
+        # exists (the one foreign key the writes below could violate).
+        balances: dict[Account, int] = {}
+        ledger_game_found = game_id is None
+        for kind, key, amount in await self._rows(
+            _balances_sql(len(users), len(banks), game_id is not None), params
+        ):
+            if kind == _PLAYER:
+                balances[Account("player", key)] = amount
+            elif kind == _BANK:
+                balances[Account("bank", key)] = amount
+            else:
+                ledger_game_found = True
         now = self._clock()
         ledger_rows: list[tuple[object, ...]] = []
         # The whole batch is checked in memory before anything is written, so a refused batch
         # leaves no partial rows even if the caller catches the error and goes on.
         for transfer in transfers:
-            after: dict[str, int | None] = {}
-            for side, account, sign in (
-                ("source", transfer.source, -1),
-                ("target", transfer.target, +1),
-            ):
-                if account.kind == "grant":
-                    after[side] = None
-                    continue
-                if account not in balances:
-                    raise UnknownAccount(chat_id, account)
-                new = balances[account] + sign * transfer.amount
-                if new < 0:
-                    raise InsufficientFunds(account, transfer.amount, balances[account])
-                balances[account] = new
-                after[side] = new
+            source, target, amount = transfer.source, transfer.target, transfer.amount
+            source_after: int | None = None
+            target_after: int | None = None
+            if source.kind != "grant":
+                if source not in balances:
+                    raise UnknownAccount(chat_id, source)
+                source_after = balances[source] - amount
+                if source_after < 0:
+                    raise InsufficientFunds(source, amount, balances[source])
+            if target.kind != "grant":
+                if target not in balances:
+                    raise UnknownAccount(chat_id, target)
+                target_after = balances[target] + amount
+            # Assigned only once both sides are known good, as before: a refused transfer
+            # changes nothing.
+            if source_after is not None:
+                balances[source] = source_after
+            if target_after is not None:
+                balances[target] = target_after
             ledger_rows.append(
                 (
                     chat_id,
                     game_id,
                     round_no,
-                    transfer.source.kind,
-                    transfer.source.id,
-                    transfer.target.kind,
-                    transfer.target.id,
-                    transfer.amount,
+                    source.kind,
+                    source.id,
+                    target.kind,
+                    target.id,
+                    amount,
                     transfer.reason,
-                    after["source"],
-                    after["target"],
+                    source_after,
+                    target_after,
                     now,
                 )
             )
-        await self._executemany(
-            "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
-            "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ledger_rows,
-        )
-        players = [(b, chat_id, a.id) for a, b in balances.items() if a.kind == "player"]
-        if players:
-            await self._executemany(
-                "UPDATE players SET balance = ? WHERE chat_id = ? AND user_id = ?", players
-            )
-        banks = [(b, a.id) for a, b in balances.items() if a.kind == "bank"]
-        if banks:
-            await self._executemany("UPDATE games SET bank = ? WHERE game_id = ?", banks)
+        player_rows = [(b, chat_id, a.id) for a, b in balances.items() if a.kind == "player"]
+        bank_rows = [(b, a.id) for a, b in balances.items() if a.kind == "bank"]
+        conn = self._live()
+        if ledger_game_found:
+            # Every constraint these writes check was checked above: run them as one batch.
+            writes = [conn.executemany(_INSERT_LEDGER, ledger_rows)]
+            if player_rows:
+                writes.append(conn.executemany(_UPDATE_BALANCE, player_rows))
+            if bank_rows:
+                writes.append(conn.executemany(_UPDATE_BANK, bank_rows))
+            await self._pipeline(*writes)
+            return
+        # A ledger game that does not exist: the insert raises the IntegrityError it always did.
+        await self._executemany(_INSERT_LEDGER, ledger_rows)
+        if player_rows:
+            await self._executemany(_UPDATE_BALANCE, player_rows)
+        if bank_rows:
+            await self._executemany(_UPDATE_BANK, bank_rows)
 
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
-        await self._execute(
-            "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
-            "golden_points, busts, net, biggest_win) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (chat_id, user_id) DO UPDATE SET "
-            "rounds = rounds + excluded.rounds, wins = wins + excluded.wins, "
-            "losses = losses + excluded.losses, pushes = pushes + excluded.pushes, "
-            "twentyones = twentyones + excluded.twentyones, "
-            "golden_points = golden_points + excluded.golden_points, "
-            "busts = busts + excluded.busts, net = net + excluded.net, "
-            "biggest_win = max(biggest_win, excluded.biggest_win)",
-            (
-                chat_id,
-                user_id,
-                delta.rounds,
-                delta.wins,
-                delta.losses,
-                delta.pushes,
-                delta.twentyones,
-                delta.golden_points,
-                delta.busts,
-                delta.net,
-                delta.biggest_win,
+        conn = self._live()
+        # Both rows have the same foreign key to the player, so they stand or fall together.
+        await self._pipeline(
+            conn.execute(
+                _UPSERT_STATS,
+                (
+                    chat_id,
+                    user_id,
+                    delta.rounds,
+                    delta.wins,
+                    delta.losses,
+                    delta.pushes,
+                    delta.twentyones,
+                    delta.golden_points,
+                    delta.busts,
+                    delta.net,
+                    delta.biggest_win,
+                ),
             ),
-        )
-        await self._execute(
-            "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+            conn.execute(
+                _INSERT_STAT_EVENT,
+                (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+            ),
         )
 
 
