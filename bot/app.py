@@ -130,6 +130,10 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     # Timers come back from the stored deadlines; overdue ones fire at once.
     for game_id, deadline in await storage.games_with_deadlines():
         timers.arm(game_id, deadline)
+    # A crash can leave what the chats show behind the stored state (a result still in the
+    # outbox, a table not yet edited): refresh every unfinished game once.
+    for game_id in await storage.stale_games(time.time() + 1.0):
+        publisher.touch(game_id)
     timers.start()
     await _register_commands(application)
     if application.job_queue is not None:

@@ -1,0 +1,108 @@
+"""The process itself: start-up errors, SIGTERM, SIGKILL and a restart on the same database."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.callbacks import Act
+from rules.table import Phase
+from tests.e2e.conftest import E2E, IN_ROUND, TOKEN, BotProcess, Table
+
+
+async def _failed_start(e2e: E2E, name: str, **overrides: str | None) -> tuple[int, str]:
+    process = BotProcess(e2e.bot_env(**overrides), e2e.tmp_path / f"{name}.log", e2e.tmp_path)
+    process.spawn()
+    code = await process.wait_exit(20)
+    if code is None:
+        process.kill()
+        pytest.fail(f"{name}: the bot kept running:\n{process.log()}")
+    return code, process.log()
+
+
+async def test_startup_errors_are_one_clear_line(e2e: E2E) -> None:
+    bad_token = "not-a-token-SECRETVALUE_abcdefghij"
+    cases = {
+        "missing_token": ({"BOT_TOKEN": None}, "BOT_TOKEN"),
+        "malformed_token": ({"BOT_TOKEN": bad_token}, "BOT_TOKEN"),
+        "unknown_scheme": ({"DATABASE_URL": "mysql://db.example/ochko"}, "mysql"),
+    }
+    for name, (overrides, mention) in cases.items():
+        code, log = await _failed_start(e2e, name, **overrides)
+        lines = [line for line in log.splitlines() if line.strip()]
+        assert code != 0, (name, log)
+        assert len(lines) == 1, f"{name}: expected one line, got:\n{log}"
+        assert mention in lines[0], (name, lines[0])
+        assert "Traceback" not in log
+        assert TOKEN not in log and TOKEN.split(":", 1)[1] not in log, name
+        assert "SECRETVALUE" not in log, name
+    # Nothing reached the server: no request was made with any token.
+    assert e2e.server.requests == []
+
+
+async def test_sigterm_stops_cleanly_within_seconds(e2e: E2E) -> None:
+    group, users = e2e.group_with_players("SIGTERM", 2)
+    process = await e2e.start_bot()
+    await e2e.open_private(users)
+    await users[0].send(group, "/newgame")
+    await e2e.wait_until(lambda: e2e.db.game(group.id), "the lobby")
+    await group.wait_for(lambda m: bool(m.inline_keyboard), timeout=10)
+    code, took = await process.terminate(timeout=5.0)
+    assert code == 0, process.log()[-2000:]
+    assert took < 5.0
+    assert "stopped cleanly" in process.log()
+    assert TOKEN not in process.log()
+    e2e.assert_within_limits()
+
+
+@pytest.mark.slow
+async def test_sigkill_mid_round_and_restart(e2e: E2E) -> None:
+    group, users = e2e.group_with_players("SIGKILL", 3)
+    process = await e2e.start_bot()
+    await e2e.open_private(users)
+    table = Table(e2e, group, users, preset="classic36")
+    row = await table.open_and_start()
+    # Play until someone draws, then crash while their /hit is in flight.
+    while row.phase is not Phase.DRAW:
+        assert row.phase in IN_ROUND
+        row = await table.act(*table.decide(row))
+    drawer = table.user(row.turn or 0)
+    cards_before = len(row.game.hands[drawer.id].cards)
+    await drawer.send(group, "/hit")
+    await asyncio.sleep(0.05)
+    process.kill()
+    await e2e.start_bot()
+    await asyncio.sleep(1.0)  # the redelivered update (if unconfirmed) is handled by now
+    after = table.row()
+    if after.version == row.version:
+        # The press was lost with the process: the player presses again.
+        after = await table.act(drawer, Act.HIT)
+    assert len(after.game.hands[drawer.id].cards) == cards_before + 1, "the /hit was applied twice"
+    assert after.version == row.version + 1
+    # The round continues and finishes; nothing was lost.
+    log = await table.play_round(check=False)
+    await table.check_private_hands(log)
+    table.check_result_balances(log)
+    e2e.assert_chips_conserved(group.id, len(users))
+
+    # Crash again right after the settling action of the next round: the result waits in the
+    # stored outbox and must be posted after the restart without anyone acting.
+    row = await table.next_round(users[1])
+    while row.phase in IN_ROUND:
+        row = await table.act(*table.decide(row))
+    e2e.processes[-1].kill()  # within the publisher's coalescing window, usually
+    pending = e2e.db.game(group.id)
+    assert pending is not None
+    results_before = len(group.bot_messages)
+    await e2e.start_bot()
+    await e2e.wait_until(
+        lambda: not table.row().meta["outbox"],
+        f"the {len(pending.meta['outbox'])} pending result(s) to be posted after the restart",
+    )
+    if pending.meta["outbox"]:
+        assert len(group.bot_messages) > results_before
+    e2e.assert_chips_conserved(group.id, len(users))
+    versions = table.versions
+    assert versions == sorted(versions)
+    e2e.assert_within_limits()
