@@ -23,6 +23,7 @@ from rules.events import (
     SessionEnded,
 )
 from rules.game import Game
+from rules.randomness import RandomSource
 from rules.table import Phase
 from rules.variants import Variant, preset, with_overrides
 from storage import (
@@ -188,12 +189,18 @@ class GameService:
         *,
         starting_balance: int,
         turn_timeout: int,
+        max_games_per_user: int = 3,
         clock: Callable[[], float] = time.time,
+        source_factory: Callable[[int], RandomSource] | None = None,
     ) -> None:
         self.storage = storage
         self.starting_balance = starting_balance
         self.turn_timeout = turn_timeout
+        self.max_games_per_user = max_games_per_user
         self.clock = clock
+        # Where a game's chance comes from, by game id; None is the engine's default
+        # (cryptographic). Handler tests set it to deal scripted decks.
+        self.source_factory = source_factory
 
     # ---------------------------------------------------------------- reads
 
@@ -240,6 +247,7 @@ class GameService:
                 )
             except GameExists:
                 raise Refused("game_exists") from None
+            await tx.set_seats(stored.game_id, game.players)
             return Outcome(stored, game, meta, events, chat)
 
     async def act(
@@ -288,16 +296,21 @@ class GameService:
                 stored.deadline is None or stored.deadline > self.clock() + TIMER_SLACK
             ):
                 raise Refused("stale_button")
-            game = game_of(stored)
+            game = self._game(stored)
             chat = await tx.get_chat(stored.chat_id)
             if actor is not None:
                 meta.names[actor.user_id] = actor.name
+            seated_before = set(game.players)
             try:
                 events = await self._perform(tx, stored, game, meta, actor, command)
             except RulesError as error:
                 raise Refused.from_rules(error) from None
             if actor is not None:
                 meta.idle_round = False
+            if game.is_over:
+                await tx.set_seats(game_id, ())
+            elif set(game.players) != seated_before:
+                await tx.set_seats(game_id, game.players)
             return await self._commit(tx, stored, game, meta, events, chat)
 
     async def drop_outbox(self, game_id: int, count: int) -> None:
@@ -318,6 +331,12 @@ class GameService:
             )
 
     # ---------------------------------------------------------------- internals
+
+    def _game(self, stored: StoredGame) -> Game:
+        """The stored game, ready to act (with the configured random source)."""
+        if self.source_factory is None:
+            return game_of(stored)
+        return Game.from_dict(stored.state["engine"], self.source_factory(stored.game_id))
 
     async def _claim(self, tx: Transaction, update_id: int | None) -> None:
         if update_id is not None and not await tx.claim_update(update_id):
@@ -344,6 +363,8 @@ class GameService:
             raise Refused("not_allowed")
         user = actor.user_id
         if kind == "join":
+            if not game.is_seated(user):
+                await self._check_cap(tx, user)
             player = await tx.ensure_player(stored.chat_id, user, actor.name, self.starting_balance)
             game.verify_join(user, player.balance)
             return game.join(user, player.balance)
@@ -377,6 +398,11 @@ class GameService:
             raise Refused("illegal_action")
         return actions[kind]()
 
+    async def _check_cap(self, tx: Transaction, user: int) -> None:
+        """A person sits in at most ``max_games_per_user`` games at once."""
+        if len(await tx.seated_games(user)) >= self.max_games_per_user:
+            raise Refused("user_game_limit", limit=self.max_games_per_user)
+
     def _next(self, game: Game, meta: Meta) -> list[Event]:
         meta.idle_round = True
         return game.next_round()
@@ -401,7 +427,13 @@ class GameService:
         ]
         if transfers:
             await tx.apply_transfers(stored.chat_id, stored.game_id, game.round_no, transfers)
-        new_round = False
+        # Leaving a finished round — straight into the deal, or first to a banker who names
+        # the bank — gets a new live table message, below the last round's result; the first
+        # round goes on in the lobby's message.
+        was_over = stored.state["engine"]["phase"] == Phase.ROUND_OVER.value
+        new_round = was_over and game.phase not in (Phase.ROUND_OVER, Phase.ENDED)
+        if new_round:
+            await tx.set_messages(stored.game_id, table_message_id=None)
         for event in events:
             if isinstance(event, RoundSettled):
                 await self._record_stats(tx, stored.chat_id, event)
@@ -410,11 +442,6 @@ class GameService:
                 meta.outbox.append({"kind": "ended", "event": event.to_dict()})
             elif isinstance(event, RoundStarted):
                 meta.news = []
-                if event.round_no > 1:
-                    # A new round gets a new live table message, below the last round's result;
-                    # the first round goes on in the lobby's message.
-                    await tx.set_messages(stored.game_id, table_message_id=None)
-                    new_round = True
         notable = [e.to_dict() for e in events if e.kind in _EVENT_TYPES]
         if notable or new_round:
             meta.news = (meta.news + notable)[-NEWS_KEEP:]

@@ -4,7 +4,7 @@ whose every request goes in-process to the local Bot API server and is recorded 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,13 @@ from telegram import Update
 from telegram.ext import Application
 
 from bot.app import build_application, post_init, post_shutdown
-from bot.handlers import Runtime
+from bot.callbacks import Act, GameButton, parse_game
+from bot.handlers import Runtime, on_timer
 from bot.settings import Settings
+from rules.randomness import ScriptedSource
+from storage import StoredGame
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser, Message
-from tests.botapi.models import CallbackAnswer
+from tests.botapi.models import CallbackAnswer, RequestRecord
 from tests.botapi.offline import OfflineRequest
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
@@ -32,6 +35,27 @@ class Harness:
     users: list[FakeUser]
     offset: int = 0
     processed: list[dict[str, Any]] = field(default_factory=list)
+    settings: Settings | None = None
+    # Scripted chance: games listed in ``sources`` deal from their own script, every other game
+    # from ``source`` (with no decks left a ScriptedSource deals the canonical order, lot 0).
+    source: ScriptedSource = field(default_factory=ScriptedSource)
+    sources: dict[int, ScriptedSource] = field(default_factory=dict)
+
+    def install_sources(self) -> None:
+        self.rt.service.source_factory = lambda game_id: self.sources.get(game_id, self.source)
+
+    def script(
+        self,
+        decks: Sequence[Sequence[str]] = (),
+        lots: Sequence[int] = (),
+        game_id: int | None = None,
+    ) -> None:
+        """Deal ``decks`` (one per shuffle, top first) and ``lots`` in the next game(s)."""
+        scripted = ScriptedSource(decks=decks, lots=lots)
+        if game_id is None:
+            self.source = scripted
+        else:
+            self.sources[game_id] = scripted
 
     @property
     def rt(self) -> Runtime:
@@ -62,6 +86,65 @@ class Harness:
         await self.pump()
         return await query.wait(timeout=5)
 
+    async def press_act(
+        self, user: FakeUser, message: Message, act: Act, amount: int | None = None
+    ) -> CallbackAnswer:
+        """Press the button whose callback data is ``act`` (with ``amount``), not by its label."""
+        query = await user.press(message, data=self.data_of(message, act, amount))
+        await self.pump()
+        return await query.wait(timeout=5)
+
+    @staticmethod
+    def data_of(message: Message, act: Act, amount: int | None = None) -> str:
+        for _, data in message.flat_buttons:
+            button = parse_game(data)
+            if button and button.act is act and (amount is None or button.amount == amount):
+                return data or ""
+        raise AssertionError(f"no {act} button ({amount}) in {message!r}: {message.buttons}")
+
+    @staticmethod
+    def acts(message: Message) -> list[GameButton]:
+        return [b for _, data in message.flat_buttons if (b := parse_game(data)) is not None]
+
+    async def push(self, update: dict[str, Any]) -> dict[str, Any]:
+        """Deliver a raw update (a duplicate when ``update`` already has an update_id)."""
+        pushed = self.server.push_update(self.bot, update)
+        await self.pump()
+        return pushed
+
+    async def stored(self, thread_id: int = 0, chat: Chat | None = None) -> StoredGame:
+        """The running game of the group (topic)."""
+        found = await self.rt.storage.load_active_game((chat or self.group).id, thread_id)
+        assert found is not None, "no running game"
+        return found
+
+    async def balance(self, user: FakeUser, chat: Chat | None = None) -> int:
+        player = await self.rt.storage.get_player((chat or self.group).id, user.id)
+        assert player is not None, f"{user.first_name} has no account"
+        return player.balance
+
+    async def fire_timer(self, game_id: int) -> None:
+        await on_timer(self.rt, game_id)
+        await self.pump()
+
+    def private(self, user: FakeUser) -> Chat:
+        return user.private_chat(self.bot)
+
+    def private_texts(self, user: FakeUser) -> list[str]:
+        return [
+            text
+            for message in self.private(user).all_messages
+            if message.from_bot
+            for text in message.texts
+        ]
+
+    def calls(self, method: str, chat_id: int | None = None) -> list[RequestRecord]:
+        return [
+            r
+            for r in self.server.requests
+            if r.method == method and (chat_id is None or r.chat_id == chat_id)
+        ]
+
     def table(self) -> Message:
         """The newest bot message in the group that has buttons."""
         message = self.group.last_with_buttons()
@@ -90,17 +173,54 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
-async def start_harness(server: BotApiServer, settings: Settings, players: int = 4) -> Harness:
+async def start_harness(
+    server: BotApiServer,
+    settings: Settings,
+    players: int = 4,
+    *,
+    opened: int | None = None,
+    forum: bool = False,
+) -> Harness:
+    """A fresh bot, ``players`` users in one group (the first is its admin); the first
+    ``opened`` users (all by default) have opened the private chat with /start."""
     bot = server.add_bot(TOKEN, username="ochko_test_bot")
     names = ["Аня", "Борис", "Вика", "Гоша", "Дима", "Ева"][:players]
     users = [server.create_user(name) for name in names]
-    group = server.create_group("Очко", members=users, admins=users[:1])
+    group = server.create_group("Очко", members=users, admins=users[:1], forum=forum)
+    app = await _open_app(server, settings)
+    harness = Harness(server, bot, app, group, users, settings=settings)
+    harness.install_sources()
+    for user in users[: players if opened is None else opened]:
+        await harness.say(user, "/start", bot)
+    return harness
+
+
+async def _open_app(
+    server: BotApiServer, settings: Settings
+) -> Application[Any, Any, Any, Any, Any, Any]:
     app = build_application(settings, request=OfflineRequest(server), rate_limiter=False)
     await app.initialize()
     await post_init(app)
-    harness = Harness(server, bot, app, group, users)
-    for user in users:
-        await harness.say(user, "/start", bot)
+    return app
+
+
+async def restart_harness(old: Harness) -> Harness:
+    """A new Application on the same database and the same server (after ``stop_harness(old)``):
+    the same bot, users and group, as when the process restarts."""
+    assert old.settings is not None
+    app = await _open_app(old.server, old.settings)
+    harness = Harness(
+        old.server,
+        old.bot,
+        app,
+        old.group,
+        old.users,
+        offset=old.offset,
+        settings=old.settings,
+        source=old.source,
+        sources=old.sources,
+    )
+    harness.install_sources()
     return harness
 
 
