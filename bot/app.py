@@ -95,7 +95,10 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     storage = open_storage(settings.database_url, synchronous=settings.sqlite_synchronous)
     await storage.start()
     service = GameService(
-        storage, starting_balance=settings.starting_balance, turn_timeout=settings.turn_timeout
+        storage,
+        starting_balance=settings.starting_balance,
+        turn_timeout=settings.turn_timeout,
+        max_games_per_user=settings.max_games_per_user,
     )
     locks = KeyedLocks()
     limiter = application.bot.rate_limiter

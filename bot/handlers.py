@@ -225,14 +225,23 @@ async def _group_game_command(
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
         return
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", await language_for(rt, chat.id, user)))
-        return
     lang = await language_for(rt, chat.id, user)
-    stored = await rt.service.active_game(chat.id, thread_of(message))
-    if stored is None:
-        await say(update, context, render.refusal("no_game", {}, lang))
-        return
+    if is_group(chat):
+        stored = await rt.service.active_game(chat.id, thread_of(message))
+        if stored is None:
+            await say(update, context, render.refusal("no_game", {}, lang))
+            return
+    else:
+        # Typed in the private chat: act on the one game this person sits in.
+        games = await rt.storage.seated_games(user.id)
+        if len(games) != 1 or kind in PRIVATE_FORBIDDEN:
+            key = "private_several" if len(games) > 1 else "group_only"
+            await say(update, context, render.text(key, lang))
+            return
+        stored = await rt.storage.load_game(games[0])
+        if stored is None:
+            await say(update, context, render.refusal("no_game", {}, lang))
+            return
     amount = None
     if needs_amount:
         amount = parse_amount(context.args)
@@ -689,6 +698,9 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 # -------------------------------------------------------------------- registration
 
+
+# Lobby and table management stay in the group, where everyone sees them happen.
+PRIVATE_FORBIDDEN = frozenset({"join", "start", "cancel", "end", "next"})
 
 GAME_COMMANDS: dict[str, tuple[str, bool]] = {
     "join": ("join", False),

@@ -718,6 +718,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "ru": "Эта команда работает в группе.",
         "en": "This command works in a group.",
     },
+    "private_several": {
+        "ru": "Вы сидите в нескольких играх — ходите кнопками под картами или командой в группе.",
+        "en": "You sit in several games — use the buttons under your cards or type in the group.",
+    },
     "usage.bet": {
         "ru": "Ставка: /bet сумма, от {minimum} до {maximum}",
         "en": "Stake: /bet amount, {minimum} to {maximum}",

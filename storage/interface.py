@@ -8,7 +8,7 @@ ledger rows, statistics and the processed update id commit together or not at al
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -50,6 +50,10 @@ class Reads(ABC):
 
     @abstractmethod
     async def is_processed(self, update_id: int) -> bool: ...
+
+    @abstractmethod
+    async def seated_games(self, user_id: int) -> list[int]:
+        """The unfinished games the user sits in, oldest first."""
 
 
 class Transaction(Reads):
@@ -102,6 +106,10 @@ class Transaction(Reads):
         Arguments left UNSET are unchanged; `hand_messages` replaces the whole mapping
         (None clears it).
         """
+
+    @abstractmethod
+    async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
+        """Record who sits in the game now (replacing the previous list)."""
 
     @abstractmethod
     async def ensure_player(

@@ -140,9 +140,21 @@ CREATE INDEX ledger_by_target_player ON ledger (chat_id, target_id) WHERE target
 INSERT INTO stats (chat_id, user_id) SELECT chat_id, user_id FROM players;
 """
 
+_SEATS = """
+-- Who sits in which game, so that the bot can find a person's games (the per-person cap,
+-- commands typed in the private chat) without reading every game's state.
+CREATE TABLE seats (
+    game_id  INTEGER NOT NULL REFERENCES games (game_id),
+    user_id  INTEGER NOT NULL,
+    PRIMARY KEY (user_id, game_id)
+);
+CREATE INDEX seats_by_game ON seats (game_id);
+"""
+
 MIGRATIONS: Sequence[Migration] = (
     Migration("base schema: chats, users, players, games, ledger, processed updates", _BASE_SCHEMA),
     Migration("statistics, stat events and per-player ledger indexes", _STATS),
+    Migration("seats: who sits in which game", _SEATS),
 )
 
 

@@ -8,7 +8,15 @@ import os
 import sqlite3
 import time
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from typing import Any, Final, cast
 
@@ -178,6 +186,14 @@ class _SqliteReads(Reads):
             return None
         return Player(chat_id, user_id, row[0], row[1])
 
+    async def seated_games(self, user_id: int) -> list[int]:
+        rows = await self._rows(
+            "SELECT seats.game_id FROM seats JOIN games ON games.game_id = seats.game_id "
+            "WHERE seats.user_id = ? AND games.status != 'finished' ORDER BY seats.game_id",
+            (user_id,),
+        )
+        return [row[0] for row in rows]
+
     async def load_game(self, game_id: int) -> StoredGame | None:
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return None if row is None else _game_from_row(row)
@@ -319,6 +335,14 @@ class SqliteTransaction(_SqliteReads, Transaction):
         )
         if changed == 0:
             raise GameNotFound(game_id)
+
+    async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
+        await self._execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+        if user_ids:
+            await self._executemany(
+                "INSERT INTO seats (game_id, user_id) VALUES (?, ?)",
+                [(game_id, user_id) for user_id in sorted(set(user_ids))],
+            )
 
     async def ensure_player(
         self, chat_id: int, user_id: int, name: str, starting_balance: int
