@@ -193,7 +193,7 @@ class Game:
                 f"the table is full ({self.variant.max_seats} seats)",
                 seats=self.variant.max_seats,
             )
-        if not 0 <= balance <= MAX_AMOUNT:
+        if not _is_whole(balance) or not 0 <= balance <= MAX_AMOUNT:
             raise AmountOutOfRange(
                 "a balance must be between 0 and the limit", minimum=0, maximum=MAX_AMOUNT
             )
@@ -263,7 +263,7 @@ class Game:
         self._verify_phase(Phase.BANK)
         self._verify_turn(player)
         maximum = self._bank_maximum()
-        if not 1 <= amount <= maximum:
+        if not _is_whole(amount) or not 1 <= amount <= maximum:
             raise AmountOutOfRange(
                 f"the bank must be between 1 and {maximum}", minimum=1, maximum=maximum
             )
@@ -314,6 +314,12 @@ class Game:
         self._verify_phase(Phase.STAKE)
         self._verify_turn(player)
         low, high = self.stake_range(player)
+        if not _is_whole(amount):
+            raise AmountOutOfRange(
+                f"the stake must be a whole number between {low} and {high}",
+                minimum=low,
+                maximum=high,
+            )
         if not low <= amount <= high:
             seat = self.seat(player)
             if amount > high and amount + self.fine_for(amount) > seat.balance:
@@ -769,6 +775,7 @@ class Game:
         self.log.append({"a": "shuffle", "order": _codes(deck)})
         self.stock = deck
         self.discards = []
+        self.bottom = None  # the shown bottom card has been dealt; the new stock shows none
         self._emit(DeckShuffled(len(deck), recycled=True))
 
     def _discard(self, hand: Hand) -> None:
@@ -1079,3 +1086,8 @@ def new_game(variant: Variant, players: Sequence[tuple[int, int]] = (), **kwargs
     for player, balance in players:
         game.join(player, balance)
     return game
+
+
+def _is_whole(amount: object) -> bool:
+    """Chips are whole numbers: floats and booleans are refused, never rounded."""
+    return isinstance(amount, int) and not isinstance(amount, bool)
