@@ -1,0 +1,190 @@
+"""End to end: the real bot process (``python -m bot``) over HTTP against the local Bot API server
+(flood limits off, to measure the bot), ``--groups`` groups playing classic36 at once.
+
+Every game starts mid-round (created through the service in a fresh database), each group asks
+for its table with /table, then players press the table's buttons: the actor banks or stakes the
+smallest amount, draws below 17 and stands after, the first player deals the next round. A press
+waits for the previous press's answer and for a keyboard drawn for the current decision. With
+``--rate R`` presses are paced open-loop at R per second over all groups (a press takes the next
+free slot), with ``--rate 0`` as fast as the bot allows. Latency: from the press reaching the
+server (the update queued) to the bot's answerCallbackQuery for it arriving there.
+
+``--unpaced`` runs the same bot's main() without its PacedRateLimiter (benchmarks/_run_bot.py):
+the default limiter counts answerCallbackQuery in its 25/s overall budget.
+Run: .venv/bin/python benchmarks/bench_e2e.py [--groups 200 --rate 100 --seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import (
+    TOKEN,
+    Reader,
+    build_world,
+    choose,
+    first_poll,
+    launch_bot,
+    machine,
+    memory_kb,
+    percentile,
+    stop_bot,
+)
+from rules.table import Phase
+from tests.botapi import BotApiServer
+from tests.botapi.server import ServerEvent
+
+TARGET_RATE = 300.0
+TARGET_P99_MS = 50.0
+
+
+class Players:
+    def __init__(self, server: BotApiServer, reader: Reader, rate: float, until: float) -> None:
+        self.server = server
+        self.reader = reader
+        self.rate = rate
+        self.until = until
+        self.next_slot = 0.0
+        self.pressed: dict[str, float] = {}
+        self.answered: dict[str, float] = {}
+        self.changed: dict[int, asyncio.Event] = {}
+        self.stalls = 0
+        server.add_listener(self.hear)
+
+    def hear(self, event: ServerEvent) -> None:
+        if event.kind == "answer" and event.query is not None:
+            self.answered.setdefault(event.query.id, time.monotonic())
+        elif event.message is not None:
+            flag = self.changed.get(event.message.chat.id)
+            if flag is not None:
+                flag.set()
+
+    async def slot(self) -> None:
+        """Open-loop pacing: the next free slot of 1/rate seconds (no wait with rate 0)."""
+        if self.rate <= 0:
+            return
+        now = time.monotonic()
+        slot = max(self.next_slot, now)
+        self.next_slot = slot + 1.0 / self.rate
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+    async def wait_change(self, chat_id: int, timeout: float) -> None:
+        flag = self.changed.setdefault(chat_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(flag.wait(), timeout)
+        except TimeoutError:
+            self.stalls += 1
+        flag.clear()
+
+    async def show_table(self, group: Any, user: Any) -> None:
+        self.changed.setdefault(group.id, asyncio.Event())
+        await user.send(group, "/table")
+        while group.last_with_buttons() is None:
+            await self.wait_change(group.id, 5.0)
+
+    async def play(self, group: Any, users: list[Any], game_id: int) -> None:
+        by_id = {u.id: u for u in users}
+        while time.monotonic() < self.until:
+            view = await self.reader.game(game_id)
+            if view is None or view.status == "finished" or view.game.phase is Phase.ENDED:
+                return
+            message = group.last_with_buttons()
+            move = choose(view, message.flat_buttons if message is not None else [])
+            if move is None or message is None:
+                await self.wait_change(group.id, 1.0)
+                continue
+            await self.slot()
+            if time.monotonic() >= self.until:
+                return
+            self.changed[group.id].clear()
+            query = await by_id[move.user_id].press(message, data=move.data)
+            self.pressed[query.id] = time.monotonic()
+            try:
+                await query.wait(timeout=30)
+            except TimeoutError:
+                self.stalls += 1
+
+
+async def run(args: argparse.Namespace) -> str:
+    server = BotApiServer(flood_limits=False)
+    await server.start()
+    bot = server.add_bot(TOKEN, username="ochko_bench_bot")
+    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
+        database = Path(folder) / "bench.sqlite3"
+        world = await build_world(server, bot, database, args.groups)
+        extra: dict[str, Any] = {"coalesce_seconds": args.coalesce}
+        if args.synchronous:
+            extra["sqlite_synchronous"] = args.synchronous
+        process, launched = launch_bot(
+            server.base_url, database, Path(folder) / "bot.log", unpaced=args.unpaced, **extra
+        )
+        reader = Reader(database)
+        try:
+            await first_poll(server, launched, process)
+            await reader.start()
+            setup = Players(server, reader, 0.0, 0.0)
+            await asyncio.gather(
+                *(setup.show_table(g, u[0]) for g, u in zip(world.groups, world.users, strict=True))
+            )
+            calls_before = len(server.requests)
+            started = time.monotonic()
+            players = Players(server, reader, args.rate, started + args.seconds)
+            players.changed = setup.changed
+            await asyncio.gather(
+                *(
+                    players.play(g, u, game)
+                    for g, u, game in zip(world.groups, world.users, world.games, strict=True)
+                )
+            )
+            elapsed = time.monotonic() - started
+            rss = memory_kb(process.pid)
+            calls = Counter(r.method for r in server.requests[calls_before:])
+            errors = sum(1 for r in server.requests[calls_before:] if not r.ok)
+        finally:
+            await reader.stop()
+            await stop_bot(process)
+            await server.stop()
+    latencies = [
+        players.answered[q] - t for q, t in players.pressed.items() if q in players.answered
+    ]
+    answered = len(latencies)
+    rate = answered / elapsed
+    p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
+    sends = sum(n for m, n in calls.items() if m.startswith(("send", "edit")))
+    target = f"≥{TARGET_RATE:.0f}/s" if args.rate <= 0 else f"p99 ≤{TARGET_P99_MS:.0f} ms at 100/s"
+    ok = rate >= TARGET_RATE if args.rate <= 0 else p99 <= TARGET_P99_MS
+    return (
+        f"e2e bot={'unpaced' if args.unpaced else 'default'} groups={args.groups} "
+        f"rate={'max' if args.rate <= 0 else f'{args.rate:.0f}/s'} presses={len(players.pressed)} "
+        f"answered={answered} {rate:.0f} actions/s p50={p50:.1f} ms p99={p99:.1f} ms "
+        f"max={max(latencies, default=0) * 1000:.0f} ms sends+edits={sends} "
+        f"({sends / max(answered, 1):.2f}/action) errors={errors} stalls={players.stalls} "
+        f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
+        f"[target {target}: {'meets' if ok else 'below'}] ({machine()})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", type=int, default=200, help="groups playing at once")
+    parser.add_argument("--rate", type=float, default=100.0, help="presses/s overall, 0 = max")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
+    parser.add_argument("--unpaced", action="store_true", help="the bot without its limiter")
+    parser.add_argument("--coalesce", type=float, default=0.4, help="COALESCE_SECONDS")
+    parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), help="SQLITE_SYNCHRONOUS")
+    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
+    print(asyncio.run(run(parser.parse_args())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Bot speed in process: game actions per second through Application.process_update, with the
+real handlers, service, publisher and SQLite storage, and no HTTP (every Bot API call goes
+in-process to the local Bot API server's dispatcher, as in tests/bot).
+
+``--groups`` groups of 3 play classic36 rounds at once by pressing the table's buttons, each
+player pressing as soon as the bot has answered and refreshed the table. Latency is from the
+start of process_update to its return (the answerCallbackQuery is sent inside it); throughput
+counts the publisher's table and hand refreshes too (everything is drained before the clock
+stops). Run: .venv/bin/python benchmarks/bench_inprocess.py [--groups 20 --rounds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from telegram import Update
+from telegram.ext import Application
+from telegram.request import BaseRequest, RequestData
+
+from benchmarks._common import (
+    PLAYERS,
+    PRESET,
+    TOKEN,
+    Move,
+    Reader,
+    choose,
+    machine,
+    percentile,
+)
+from bot.app import build_application, post_init, post_shutdown
+from bot.handlers import Runtime
+from bot.settings import Settings
+from rules.table import Phase
+from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser
+
+TARGET_RATE = 2000.0
+TARGET_P99_MS = 5.0
+
+
+class Offline(BaseRequest):
+    """Bot API calls straight to the server's dispatcher, no socket (as tests/botapi/offline.py,
+    without file uploads, which the bot never makes)."""
+
+    def __init__(self, server: BotApiServer) -> None:
+        self.server = server
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = BaseRequest.DEFAULT_NONE,
+        write_timeout: Any = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Any = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Any = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        token_part, api_method = url.rsplit("/", 2)[-2:]
+        values = dict(request_data.json_parameters) if request_data is not None else {}
+        status, body = await self.server.dispatch(
+            token_part.removeprefix("bot"), api_method, values
+        )
+        return status, json.dumps(body).encode()
+
+
+class Bench:
+    def __init__(
+        self,
+        server: BotApiServer,
+        bot: FakeBot,
+        app: Application[Any, Any, Any, Any, Any, Any],
+        reader: Reader,
+    ) -> None:
+        self.server = server
+        self.bot = bot
+        self.app = app
+        self.reader = reader
+        self.latencies: list[float] = []
+        self.actions = 0
+
+    @property
+    def rt(self) -> Runtime:
+        rt: Runtime = self.app.bot_data["runtime"]
+        return rt
+
+    def take(self, key: str, value: Any) -> dict[str, Any]:
+        """Remove the update just queued (its ``key`` object has this id) from the bot's queue."""
+        pending = self.bot.pending
+        for index in range(len(pending) - 1, -1, -1):
+            body = pending[index].get(key)
+            if body is not None and (body.get("id") == value or body.get("message_id") == value):
+                return pending.pop(index)
+        raise AssertionError(f"update {key}={value} not queued")
+
+    async def deliver(self, data: dict[str, Any], *, timed: bool = True) -> None:
+        update = Update.de_json(data, self.app.bot)
+        started = time.perf_counter()
+        await self.app.process_update(update)
+        if timed:
+            self.latencies.append(time.perf_counter() - started)
+            self.actions += 1
+
+    async def settle(self, game_id: int | None) -> None:
+        """Wait until the publisher has shown everything of this game (what players see)."""
+        tasks = self.rt.publisher._tasks
+        while game_id is not None and game_id in tasks:
+            await asyncio.shield(tasks[game_id])
+
+    async def say(self, user: FakeUser, chat: Chat | FakeBot, text: str, timed: bool) -> None:
+        message = await user.send(chat, text)
+        await self.deliver(self.take("message", message.message_id), timed=timed)
+
+    async def press(self, user: FakeUser, chat: Chat, move: Move) -> None:
+        message = chat.last_with_buttons()
+        assert message is not None
+        query = await user.press(message, data=move.data)
+        await self.deliver(self.take("callback_query", query.id))
+        if query.answer is None:
+            raise AssertionError(f"press {move} not answered")
+
+    async def open_game(self, users: list[FakeUser], group: Chat) -> int:
+        """/newgame, two joins and the start (by buttons); returns the game id."""
+        await self.say(users[0], group, f"/newgame {PRESET}", timed=True)
+        game_id = await self.reader.active_game(group.id)
+        assert game_id is not None
+        await self.settle(game_id)
+        for user in users[1:]:
+            await self.press_act(user, group, game_id, "join")
+        await self.press_act(users[0], group, game_id, "start")
+        return game_id
+
+    async def press_act(self, user: FakeUser, group: Chat, game_id: int, act: str) -> None:
+        message = group.last_with_buttons()
+        assert message is not None
+        data = next(d for _, d in message.flat_buttons if d and d.endswith(f":{act}"))
+        query = await user.press(message, data=data)
+        await self.deliver(self.take("callback_query", query.id))
+        await self.settle(game_id)
+
+    async def play(self, users: list[FakeUser], group: Chat, rounds: int) -> int:
+        """Play ``rounds`` rounds (new games when one ends); returns the rounds played."""
+        by_id = {u.id: u for u in users}
+        game_id = await self.open_game(users, group)
+        played = 0
+        stuck = 0
+        while played < rounds:
+            view = await self.reader.game(game_id)
+            assert view is not None
+            if view.status == "finished" or view.game.phase is Phase.ENDED:
+                game_id = await self.open_game(users, group)
+                continue
+            message = group.last_with_buttons()
+            move = choose(view, message.flat_buttons if message is not None else [])
+            if move is None:
+                stuck += 1
+                if stuck > 100:
+                    raise AssertionError(f"no move in game {game_id}: {view.game.legal_actions()}")
+                await asyncio.sleep(0.001)
+                continue
+            stuck = 0
+            if view.game.phase is Phase.ROUND_OVER:
+                played += 1
+                if played >= rounds:
+                    break
+            await self.press(by_id[move.user_id], group, move)
+            await self.settle(game_id)
+        return played
+
+
+async def run(groups: int, rounds: int, coalesce: float, directory: Path, profile: bool) -> str:
+    server = BotApiServer(flood_limits=False)
+    bot = server.add_bot(TOKEN, username="ochko_bench_bot")
+    with tempfile.TemporaryDirectory(dir=directory) as folder:
+        database = Path(folder) / "bench.sqlite3"
+        values: dict[str, Any] = {
+            "bot_token": TOKEN,
+            "database_url": f"sqlite:///{database}",
+            "bot_api_base_url": "http://127.0.0.1:9/bot",
+            "coalesce_seconds": coalesce,
+            "sqlite_synchronous": "NORMAL",
+        }
+        settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
+        app = build_application(settings, request=Offline(server), rate_limiter=False)
+        await app.initialize()
+        await post_init(app)
+        reader = Reader(database)
+        await reader.start()
+        bench = Bench(server, bot, app, reader)
+        tables: list[tuple[list[FakeUser], Chat]] = []
+        for g in range(groups):
+            users = [server.create_user(f"P{g}-{k}") for k in range(PLAYERS)]
+            group = server.create_group(f"Table {g}", members=users, admins=users[:1])
+            for user in users:  # hands go to the private chats, as for real players
+                await bench.say(user, bot, "/start", timed=False)
+            tables.append((users, group))
+        calls_before = len(server.requests)
+        profiler = cProfile.Profile() if profile else None
+        if profiler is not None:
+            profiler.enable()
+        started = time.perf_counter()
+        played = await asyncio.gather(*(bench.play(u, g, rounds) for u, g in tables))
+        await bench.rt.publisher.drain()
+        elapsed = time.perf_counter() - started
+        if profiler is not None:
+            profiler.disable()
+        calls = Counter(r.method for r in server.requests[calls_before:])
+        errors = sum(1 for r in server.requests[calls_before:] if not r.ok)
+        await reader.stop()
+        await post_shutdown(app)
+        await app.shutdown()
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+    lat = bench.latencies
+    total_calls = sum(calls.values())
+    rate = bench.actions / elapsed
+    p50, p99 = percentile(lat, 0.5) * 1000, percentile(lat, 0.99) * 1000
+    verdict = "meets" if rate >= TARGET_RATE and p99 <= TARGET_P99_MS else "below"
+    top = ", ".join(f"{m}={n}" for m, n in calls.most_common(4))
+    return (
+        f"in-process groups={groups} rounds={sum(played)} actions={bench.actions} "
+        f"{rate:.0f} actions/s p50={p50:.2f} ms p99={p99:.2f} ms max={max(lat) * 1000:.1f} ms "
+        f"api_calls={total_calls} ({total_calls / bench.actions:.2f}/action: {top}) "
+        f"errors={errors} coalesce={coalesce}s elapsed={elapsed:.1f}s "
+        f"[target ≥{TARGET_RATE:.0f}/s, p99 ≤{TARGET_P99_MS:.0f} ms: {verdict}] ({machine()})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", type=int, default=20, help="groups playing at once")
+    parser.add_argument("--rounds", type=int, default=10, help="rounds per group")
+    parser.add_argument("--coalesce", type=float, default=0.0, help="COALESCE_SECONDS")
+    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
+    parser.add_argument("--profile", action="store_true", help="print cProfile hotspots")
+    args = parser.parse_args()
+    print(asyncio.run(run(args.groups, args.rounds, args.coalesce, args.dir, args.profile)))
+
+
+if __name__ == "__main__":
+    main()
