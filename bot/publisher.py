@@ -204,6 +204,10 @@ class Publisher:
             else:
                 news = render.announce(snap, news_events(meta_of(stored)))
                 rendered = render.table(snap, news)
+            if snap.game.is_over and rendered.markup is not None:
+                # A game that ended before its first deal (a cancelled lobby, or ended while
+                # the bank was being named) shows its lobby picture, but no live buttons.
+                rendered = render.Rendered(rendered.text, None)
             message_id = await self._show(
                 stored.chat_id, stored.thread_id, stored.table_message_id, rendered
             )

@@ -20,7 +20,7 @@ from bot.settings import Settings
 from rules.randomness import ScriptedSource
 from storage import StoredGame
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser, Message
-from tests.botapi.models import CallbackAnswer, RequestRecord
+from tests.botapi.models import CallbackAnswer, CallbackQuery, RequestRecord
 from tests.botapi.offline import OfflineRequest
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
@@ -94,6 +94,32 @@ class Harness:
         await self.pump()
         return await query.wait(timeout=5)
 
+    async def press_raw(self, user: FakeUser, message: Message, data: str) -> CallbackAnswer:
+        """A press on ``message`` carrying any callback data (an outdated, foreign or forged
+        button), delivered as a raw update; returns the bot's answer."""
+        server = self.server
+        query = CallbackQuery(str(next(server._query_ids)), user, message, self.bot, data)
+        server._queries[query.id] = query
+        server.push_update(
+            self.bot,
+            {
+                "callback_query": {
+                    "id": query.id,
+                    "from": user.to_dict(),
+                    "message": message.to_dict(),
+                    "chat_instance": str(abs(message.chat.id)),
+                    "data": data,
+                }
+            },
+        )
+        await self.pump()
+        return await query.wait(timeout=5)
+
+    def bot_texts_since(self, count: int, chat: Chat | None = None) -> list[str]:
+        """Texts of the bot's messages posted after the first ``count`` messages of the chat."""
+        messages = (chat or self.group).all_messages[count:]
+        return [m.content for m in messages if m.from_bot]
+
     @staticmethod
     def data_of(message: Message, act: Act, amount: int | None = None) -> str:
         for _, data in message.flat_buttons:
@@ -107,10 +133,20 @@ class Harness:
         return [b for _, data in message.flat_buttons if (b := parse_game(data)) is not None]
 
     async def push(self, update: dict[str, Any]) -> dict[str, Any]:
-        """Deliver a raw update (a duplicate when ``update`` already has an update_id)."""
-        pushed = self.server.push_update(self.bot, update)
+        """Deliver a raw update through the server (it gets the next update_id)."""
+        pushed = self.server.push_update(
+            self.bot, {k: v for k, v in update.items() if k != "update_id"}
+        )
         await self.pump()
         return pushed
+
+    async def redeliver(self, update: dict[str, Any]) -> None:
+        """Deliver an update that was processed already, with its update_id, as Telegram does
+        when the bot did not confirm it (the server drops ids below the confirmed offset)."""
+        assert update["update_id"] < self.offset
+        self.processed.append(update)
+        await self.app.process_update(Update.de_json(update, self.app.bot))
+        await self.rt.publisher.drain()
 
     async def stored(self, thread_id: int = 0, chat: Chat | None = None) -> StoredGame:
         """The running game of the group (topic)."""
@@ -159,6 +195,14 @@ class Harness:
         """Let turn deadlines pass without waiting: the service judges time by its clock."""
         base = self.rt.service.clock
         self.rt.service.clock = lambda: base() + seconds
+
+
+def hand_codes(stored: StoredGame, player: int) -> list[str]:
+    """The card codes of ``player``'s hand in the stored engine state."""
+    for hand in stored.state["engine"]["hands"]:
+        if hand["player"] == player:
+            return list(hand["cards"])
+    return []
 
 
 def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
