@@ -319,18 +319,34 @@ def launch_bot(
     return process, launched
 
 
-async def first_poll(server: Any, since: float, process: Any, timeout: float = 60.0) -> float:
-    """The monotonic time of the bot's first getUpdates after ``since``."""
+def watch_polls(server: Any) -> list[float]:
+    """Record the arrival time of every getUpdates at ``server`` (its request log has the time
+    a long poll *returned*); returns the list the times go into."""
+    arrivals: list[float] = []
+    handler = server._methods["getupdates"]
+
+    async def arrived(bot: Any, params: Any) -> Any:
+        arrivals.append(time.monotonic())
+        return await handler(bot, params)
+
+    server._methods["getupdates"] = arrived
+    return arrivals
+
+
+async def first_poll(
+    arrivals: list[float], since: float, process: Any, timeout: float = 60.0
+) -> float:
+    """The monotonic time the bot's first getUpdates after ``since`` reached the server."""
     import asyncio
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for record in server.requests:
-            if record.method == "getUpdates" and record.time >= since:
-                return float(record.time)
+        for arrival in arrivals:
+            if arrival >= since:
+                return arrival
         if process.poll() is not None:
             raise RuntimeError(f"the bot exited with {process.returncode}")
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.002)
     raise TimeoutError("the bot never polled")
 
 

@@ -38,6 +38,7 @@ from benchmarks._common import (
     memory_kb,
     percentile,
     stop_bot,
+    watch_polls,
 )
 from rules.table import Phase
 from tests.botapi import BotApiServer
@@ -119,6 +120,7 @@ async def run(args: argparse.Namespace) -> str:
     server = BotApiServer(flood_limits=False)
     await server.start()
     bot = server.add_bot(TOKEN, username="ochko_bench_bot")
+    polls = watch_polls(server)
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         database = Path(folder) / "bench.sqlite3"
         world = await build_world(server, bot, database, args.groups)
@@ -130,7 +132,7 @@ async def run(args: argparse.Namespace) -> str:
         )
         reader = Reader(database)
         try:
-            await first_poll(server, launched, process)
+            await first_poll(polls, launched, process)
             await reader.start()
             setup = Players(server, reader, 0.0, 0.0)
             await asyncio.gather(
