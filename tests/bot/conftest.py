@@ -77,8 +77,15 @@ class Harness:
                 await self.app.process_update(Update.de_json(data, self.app.bot))
         await self.rt.publisher.drain()
 
-    async def say(self, user: FakeUser, text: str, chat: Chat | FakeBot | None = None) -> None:
-        await user.send(chat if chat is not None else self.group, text)
+    async def say(
+        self,
+        user: FakeUser,
+        text: str,
+        chat: Chat | FakeBot | None = None,
+        *,
+        thread_id: int | None = None,
+    ) -> None:
+        await user.send(chat if chat is not None else self.group, text, thread_id=thread_id)
         await self.pump()
 
     async def press(self, user: FakeUser, message: Message, text: str) -> CallbackAnswer:
@@ -91,6 +98,12 @@ class Harness:
     ) -> CallbackAnswer:
         """Press the button whose callback data is ``act`` (with ``amount``), not by its label."""
         query = await user.press(message, data=self.data_of(message, act, amount))
+        await self.pump()
+        return await query.wait(timeout=5)
+
+    async def press_data(self, user: FakeUser, message: Message, data: str) -> CallbackAnswer:
+        """Press the button of ``message`` that carries ``data``."""
+        query = await user.press(message, data=data)
         await self.pump()
         return await query.wait(timeout=5)
 

@@ -4,6 +4,7 @@ chips conserved."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
@@ -128,7 +129,15 @@ PLANS: dict[str, Plan] = {
 }
 
 
-async def play_round(harness: Harness, preset: str, *, buttons: bool) -> None:
+async def play_round(
+    harness: Harness,
+    preset: str,
+    *,
+    buttons: bool,
+    on_step: Callable[[int], Awaitable[None]] | None = None,
+    next_round: bool = True,
+) -> None:
+    """Play the plan's round; ``on_step(i)`` runs after each step but the last (the showdown)."""
     plan = PLANS[preset]
     users = harness.users[: plan.players]
     harness.script(decks=[plan.deck], lots=[0])
@@ -165,6 +174,8 @@ async def play_round(harness: Harness, preset: str, *, buttons: bool) -> None:
             await harness.say(user, text)
             replies = [m.text for m in harness.group.all_messages[sent:] if m.from_bot]
             assert result_at or not replies, (index, text, replies)  # no refusal was posted
+        if on_step is not None and not result_at:
+            await on_step(index)
         after = await harness.stored()
         # One action, one new version (posting the result saves once more: its outbox empties).
         assert after.version == before + (2 if result_at else 1), (index, act)
@@ -188,6 +199,8 @@ async def play_round(harness: Harness, preset: str, *, buttons: bool) -> None:
     assert ledger.ok, ledger
     assert ledger.balances + ledger.open_banks == 1000 * plan.players
 
+    if not next_round:
+        return
     # The next round opens below the result, in a new table message; the old one loses its
     # buttons, and the result's "next round" button is refused from now on.
     assert stored.table_message_id is not None
