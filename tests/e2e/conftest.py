@@ -220,6 +220,23 @@ class Database:
             {int(k): v for k, v in json.loads(hands).items()},
         )
 
+    def version(self, chat_id: int) -> tuple[int, int] | None:
+        """(game id, version) of the chat's newest game: a cheap poll (no JSON in Python)."""
+        rows = self.query(
+            "SELECT game_id, version FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
+            (chat_id,),
+        )
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def publishing(self, chat_id: int) -> tuple[int, int, int | None, str] | None:
+        """(game id, outbox length, table message id, status) of the chat's newest game."""
+        rows = self.query(
+            "SELECT game_id, json_array_length(json_extract(state, '$.meta.outbox')), "
+            "table_message_id, status FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
+            (chat_id,),
+        )
+        return (int(rows[0][0]), int(rows[0][1]), rows[0][2], str(rows[0][3])) if rows else None
+
     def balances(self, chat_id: int) -> dict[int, int]:
         rows = self.query("SELECT user_id, balance FROM players WHERE chat_id = ?", (chat_id,))
         return {int(u): int(b) for u, b in rows}
@@ -380,7 +397,7 @@ class E2E:
                     f"timed out after {timeout}s waiting for {what}\n"
                     f"--- bot log (tail) ---\n{self.log()[-2500:]}"
                 )
-            await asyncio.sleep(0.04)
+            await asyncio.sleep(0.05)
 
     def assert_within_limits(self) -> None:
         """Zero 429s, zero parse errors, nothing sent inside a retry_after window."""
@@ -549,11 +566,9 @@ class Table:
     ) -> GameRow:
         after_id = after.message_id if after is not None else 0
 
-        def moved() -> GameRow | None:
-            row = self.e2e.db.game(self.group.id)
-            if row is not None and (row.game_id != before.game_id or row.version > before.version):
-                return row
-            return None
+        def moved() -> bool:
+            now = self.e2e.db.version(self.group.id)
+            return now is not None and (now[0] != before.game_id or now[1] > before.version)
 
         try:
             await self.e2e.wait_until(moved, f"{what} to change the game")
@@ -680,12 +695,12 @@ class Table:
         )
 
         def posted() -> GameRow | None:
-            row = self.e2e.db.game(self.group.id)
-            if row is None or row.game_id != log.final.game_id or row.meta["outbox"]:
+            now = self.e2e.db.publishing(self.group.id)
+            if now is None or now[0] != log.final.game_id or now[1]:
                 return None
-            if row.table_message_id is None and row.status != "finished":
+            if now[2] is None and now[3] != "finished":
                 return None
-            return row
+            return self.row()
 
         row = await self.e2e.wait_until(
             posted, f"the result of round {log.round_no} in {self.group.title!r}"
