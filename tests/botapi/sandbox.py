@@ -345,11 +345,16 @@ def main(argv: list[str] | None = None) -> int:
         bot = server.add_bot(username="ochko_sandbox_bot", first_name="Очко")
         users = [server.create_user(name, username=login) for name, login in PEOPLE]
         group = server.create_group("Очко", members=users, admins=users[:1])
-        for user in users:
-            user.open_private(bot)
         return bot, group, users
 
     bot, group, users = thread.run(setup)
+
+    async def introduce() -> None:
+        # Everyone has opened the private chat with the bot once, as real players would.
+        for user in users:
+            await user.send_private(bot, "/start")
+
+    thread.call(introduce())
     sandbox = Sandbox(thread, bot, group, users, sys.stdout, style)
     sandbox.echo = args.script is not None or not sys.stdin.isatty()
     thread.run(lambda: thread.server.add_listener(sandbox.on_event))
