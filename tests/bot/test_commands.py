@@ -1,0 +1,201 @@
+"""/settings, /lang, the informational commands, and two games in two forum topics."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot import render
+from bot.callbacks import Act
+from tests.bot.conftest import Harness, make_settings, start_harness, stop_harness
+from tests.bot.test_rounds import play_round
+from tests.botapi import BotApiServer
+from tests.botapi.models import Message
+
+
+def plain(text: str) -> str:
+    """What a chat shows of an HTML text (tags become entities)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def setting(menu: Message, key: str, value: str) -> str:
+    for _, data in menu.flat_buttons:
+        if data and data.endswith(f":{key}:{value}"):
+            return data
+    raise AssertionError(f"no {key}={value} button in {menu.buttons}")
+
+
+async def test_an_admin_sets_preset_dark_draw_and_fine_for_the_next_game(
+    harness: Harness,
+) -> None:
+    a, b, _, _ = harness.users
+    await harness.say(a, "/settings")
+    menu = harness.group.last_with_buttons()
+    assert menu is not None
+    for key, value in (("preset", "home36"), ("dark_draw", "off"), ("fine", "50")):
+        answer = await harness.press_data(a, menu, setting(menu, key, value))
+        assert not answer.show_alert, (key, value, answer)
+    chat = await harness.rt.storage.get_chat(harness.group.id)
+    assert chat.preset == "home36"
+    assert chat.overrides == {"dark_draw": False, "bust_fine_percent": 50}
+    # The menu is edited in place and marks the choices.
+    assert menu.edit_count == 3
+    assert any(
+        text.startswith("✅") and data == setting(menu, "fine", "50")
+        for text, data in menu.flat_buttons
+    )
+    await harness.say(b, "/newgame")
+    variant = (await harness.stored()).state["engine"]["variant"]
+    assert (variant["name"], variant["dark_draw"], variant["bust_fine_percent"]) == (
+        "home36",
+        False,
+        50,
+    )
+    # A preset named in /newgame is played as it is, without the chat's overrides.
+    await harness.say(b, "/endgame")
+    await harness.say(b, "/newgame big54")
+    variant = (await harness.stored()).state["engine"]["variant"]
+    assert (variant["name"], variant["dark_draw"], variant["bust_fine_percent"]) == (
+        "big54",
+        True,
+        100,
+    )
+
+
+async def test_an_invalid_combination_is_refused_with_an_alert(harness: Harness) -> None:
+    a, _, _, _ = harness.users
+    await harness.say(a, "/settings")
+    menu = harness.group.last_with_buttons()
+    assert menu is not None
+    await harness.press_data(a, menu, setting(menu, "preset", "twodecks104"))
+    before = await harness.rt.storage.get_chat(harness.group.id)
+    assert before.preset == "twodecks104"
+    # twodecks104 counts aces 1 or 11 always, and its banker plays first (no dark draw).
+    for key, value in (("acelow", "off"), ("dark_draw", "on")):
+        answer = await harness.press_data(a, menu, setting(menu, key, value))
+        assert answer.show_alert and answer.text, (key, value)
+        assert answer.text.startswith(render.refusal("invalid_variant", {}, "ru"))
+        assert await harness.rt.storage.get_chat(harness.group.id) == before
+    # The close button leaves the saved settings.
+    await harness.press_data(a, menu, setting(menu, "close", "x"))
+    assert not menu.inline_keyboard
+
+
+async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
+    a, b, _, _ = harness.users
+    count = len(harness.group.all_messages)
+    await harness.say(b, "/lang en")  # not an admin
+    assert harness.bot_texts_since(count) == [render.refusal("not_allowed", {}, "ru")]
+    await harness.say(a, "/lang en")
+    assert (await harness.rt.storage.get_chat(harness.group.id)).language == "en"
+    assert harness.bot_texts_since(count + 2) == [plain(render.text("lang_set", "en"))]
+    count = len(harness.group.all_messages)
+    await harness.say(b, "/help")
+    assert harness.bot_texts_since(count) == [plain(render.help_text("en", private=False))]
+    await harness.say(b, "/newgame")
+    assert harness.table().content.startswith(plain(render.t("lobby.header", "en")))
+    answer = await harness.press_raw(b, harness.table(), "g:1:99:hit")
+    assert answer.text == render.refusal("stale_button", {}, "en")
+
+
+async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None:
+    _, b, _, _ = harness.users
+    count = len(harness.group.all_messages)
+    await harness.say(b, "/help")
+    await harness.say(b, "/rules twodecks104")
+    await harness.say(b, "/rules poker")
+    assert harness.bot_texts_since(count) == [
+        plain(render.help_text("ru", private=False)),
+        plain(render.rules_text("twodecks104", "ru")),
+        plain(
+            render.text(
+                "unknown_preset", "ru", name="poker", known="classic36, home36, big54, twodecks104"
+            )
+        ),
+    ]
+    await play_round(harness, "classic36", buttons=False, next_round=False)
+    count = len(harness.group.all_messages)
+    await harness.say(b, "/balance")
+    await harness.say(b, "/top")
+    await harness.say(b, "/stats")
+    stats = await harness.rt.storage.player_stats(harness.group.id, b.id)
+    assert stats is not None and stats.rounds == 1 and stats.wins == 1 and stats.net == 50
+    balance, top, own = harness.bot_texts_since(count)
+    assert balance == plain(render.balance("Борис", 1050, "ru"))
+    rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
+    assert [r.name for r in rows] == ["Борис", "Вика", "Аня"]
+    assert top == plain(render.leaderboard(rows, "ru", period="all"))
+    assert own == plain(render.stats(stats, "Борис", "ru"))
+    # In a private chat these belong to the group.
+    await harness.say(b, "/balance", harness.bot)
+    assert harness.private_texts(b)[-1] == plain(render.text("group_only", "ru"))
+
+
+@pytest.fixture
+async def forum(tmp_path: Path) -> AsyncIterator[Harness]:
+    server = BotApiServer(flood_limits=False)
+    h = await start_harness(server, make_settings(tmp_path), forum=True)
+    try:
+        yield h
+    finally:
+        await stop_harness(h)
+
+
+async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -> None:
+    h = forum
+    a, b, c, d = h.users
+    first = h.group.create_topic("Стол 1")
+    second = h.group.create_topic("Стол 2")
+    h.script(decks=[["10S", "9S", "AS"]], lots=[0])  # Борис 10, Аня 9 face up, then an ace
+    await h.say(a, "/newgame classic36", thread_id=first)
+    await h.say(c, "/newgame home36", thread_id=second)
+    one = await h.stored(first)
+    two = await h.stored(second)
+    assert one.game_id != two.game_id
+    assert (one.thread_id, two.thread_id) == (first, second)
+    h.script(decks=[["10S", "9S", "8S", "7H"]], lots=[0], game_id=two.game_id)
+    # A second game in the same topic is refused, in that topic.
+    count = len(h.group.all_messages)
+    await h.say(b, "/newgame", thread_id=first)
+    refused = [m for m in h.group.all_messages[count:] if m.from_bot]
+    assert [(m.content, m.thread_id) for m in refused] == [
+        (render.refusal("game_exists", {}, "ru"), first)
+    ]
+    # Each game's messages stay in its topic.
+    lobbies = {m.thread_id: m for m in h.group.messages if m.from_bot and m.inline_keyboard}
+    assert set(lobbies) == {first, second}
+    await h.press_act(b, lobbies[first], Act.JOIN)
+    await h.press_act(d, lobbies[second], Act.JOIN)
+    await h.say(a, "/deal", thread_id=first)
+    await h.say(d, "/deal", thread_id=second)
+    await h.say(a, "/bank 100", thread_id=first)
+    one = await h.stored(first)
+    two = await h.stored(second)
+    assert one.state["engine"]["phase"] == "stake" and one.state["engine"]["turn"] == b.id
+    assert two.state["engine"]["phase"] == "stake" and two.state["engine"]["turn"] == d.id
+    # Acting in topic 1 leaves topic 2 alone, and the other way round.
+    await h.say(b, "/bet 50", thread_id=first)
+    await h.say(b, "/hit", thread_id=first)  # 10 + A = 21
+    assert (await h.stored(second)).version == two.version
+    one = await h.stored(first)
+    assert one.state["engine"]["phase"] == "round_over"  # 21 with nobody left to play
+    await h.say(d, "/bet 100", thread_id=second)
+    assert (await h.stored(second)).version == two.version + 1
+    assert (await h.stored(first)).version == one.version
+    count = len(h.group.all_messages)
+    await h.say(d, "/hit", thread_id=first)  # topic 1's round is over; Гоша's turn is in 2
+    replies = [m for m in h.group.all_messages[count:] if m.from_bot]
+    assert [m.thread_id for m in replies] == [first]
+    assert replies[0].content == render.refusal("wrong_phase", {}, "ru")
+    assert (await h.stored(second)).version == two.version + 1
+    # Chips: one account per player in the chat, shared by both tables, all conserved.
+    assert await h.balance(b) == 1050
+    assert await h.balance(c) == 0  # all in as the banker of topic 2
+    assert (await h.rt.storage.check_ledger(h.group.id)).ok
+    for message in h.group.all_messages:
+        if message.from_bot:
+            assert message.thread_id in (first, second), message
