@@ -154,6 +154,8 @@ async def test_bad_stakes_get_the_allowed_range(harness: Harness, text: str) -> 
     assert len(replies) == 1, replies
     numbers = re.findall(r"\d+", replies[0])
     assert "100" in numbers, replies[0]  # the cap: the bank
+    # Every reply names the whole range, except "more than anyone has", which names the
+    # maximum (its wording comes from the engine's cannot_afford refusal).
     assert "1" in numbers or "не больше 100" in replies[0], replies[0]
     await unchanged(harness, stored)
     assert await harness.balance(b) == 1000
