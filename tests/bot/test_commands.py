@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import render
+from bot import i18n, render
 from bot.callbacks import Act
 from tests.bot.conftest import Harness, make_settings, start_harness, stop_harness
 from tests.bot.test_rounds import play_round
@@ -97,7 +97,7 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     await harness.say(b, "/help")
     assert harness.bot_texts_since(count) == [plain(render.help_text("en", private=False))]
     await harness.say(b, "/newgame")
-    assert harness.table().content.startswith(plain(render.t("lobby.header", "en")))
+    assert harness.table().content.startswith(plain(i18n.t("lobby.header", "en")))
     answer = await harness.press_raw(b, harness.table(), "g:1:99:hit")
     assert answer.text == render.refusal("stale_button", {}, "en")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot import render
 from bot.callbacks import Act
 from rules.cards import Card
+from storage import StoredGame
 from tests.bot.conftest import (
     Harness,
     hand_codes,
@@ -24,8 +25,8 @@ from tests.botapi import BotApiServer
 DECK = ["6S", "9S", "7H", "6H", "6D", "8D", "KD", "10D"]
 
 
-def hand_status(stored: object, player: int) -> str:
-    for hand in stored.state["engine"]["hands"]:  # type: ignore[attr-defined]
+def hand_status(stored: StoredGame, player: int) -> str:
+    for hand in stored.state["engine"]["hands"]:
         if hand["player"] == player:
             return str(hand["status"])
     raise AssertionError(player)
