@@ -168,7 +168,7 @@ async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
     idle_before = time.time() - rt.settings.lobby_timeout
     for game_id in await rt.storage.stale_games(idle_before):
         try:
-            await perform(rt, game_id, None, Command("end"))
+            await perform(rt, game_id, None, Command("expire"))
             log.info("game=%s event=expired", game_id)
         except Refused:
             continue

@@ -408,6 +408,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "ru": "Вы уже играете за {limit} столами — больше нельзя.",
         "en": "You already play at {limit} tables — that is the limit.",
     },
+    "refusal.seated_in_chat": {
+        "ru": "Вы уже сидите за другим столом в этом чате — сначала доиграйте там.",
+        "en": "You already sit at another table in this chat — finish that game first.",
+    },
     "refusal.slow_down": {"ru": "Не так быстро 🙂", "en": "Not so fast 🙂"},
     "refusal.lobby_expired": {
         "ru": "Стол закрыт: давно никто не садился. /newgame",

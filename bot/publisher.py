@@ -26,6 +26,7 @@ from bot import render
 from bot.locks import KeyedLocks
 from bot.service import (
     GameService,
+    Meta,
     game_of,
     meta_of,
     news_events,
@@ -159,7 +160,7 @@ class Publisher:
             game_id=stored.game_id,
             version=stored.version,
             game=game,
-            names=seated_names(game, meta) | {meta.creator_id: meta.names.get(meta.creator_id, "")},
+            names=dict(meta.names) | seated_names(game, meta),
             creator_id=meta.creator_id,
             lang=lang or chat.language,
             deadline=stored.deadline,
@@ -171,11 +172,15 @@ class Publisher:
     async def _post_outbox(self, stored: StoredGame) -> None:
         items = list(stored.state["meta"]["outbox"])
         snap = await self.snapshot(stored)
+        meta = meta_of(stored)
         for item in items:
             if item["kind"] == "result":
                 rendered = render.result(snap, round_settled_from_dict(item["event"]))
+            elif snap.game.round_no == 0:
+                continue  # a lobby that never dealt: its own message says it is closed
             else:
-                rendered = render.session_end(snap, session_ended_from_dict(item["event"]))
+                ended = render.session_end(snap, session_ended_from_dict(item["event"]))
+                rendered = render.Rendered(_end_note(snap, meta) + ended.text, None)
             await self._wait_turn(stored.chat_id)
             try:
                 await self._send(stored.chat_id, stored.thread_id, rendered)
@@ -197,9 +202,10 @@ class Publisher:
             if stored is None:
                 return
             snap = await self.snapshot(stored)
-            if snap.game.phase is Phase.LOBBY or (
-                snap.game.phase is Phase.ENDED and snap.game.round_no == 0
-            ):
+            if snap.game.phase is Phase.ENDED and snap.game.round_no == 0:
+                note = _end_note(snap, meta_of(stored)) or render.text("game.cancelled", snap.lang)
+                rendered = render.Rendered(note.strip(), None)
+            elif snap.game.phase is Phase.LOBBY:
                 rendered = render.lobby(snap)
             else:
                 news = render.announce(snap, news_events(meta_of(stored)))
@@ -303,6 +309,17 @@ class Publisher:
             link_preview_options=NO_PREVIEW,
             **self._send_args(),
         )
+
+
+def _end_note(snap: render.Snapshot, meta: Meta) -> str:
+    """Who closed the game, or that it expired, as a first line (empty when the rules ended it)."""
+    lobby = snap.game.round_no == 0
+    if meta.expired:
+        return render.text("lobby.expired" if lobby else "game.expired", snap.lang) + "\n"
+    if meta.ended_by is not None:
+        key = "game.cancelled_by" if lobby else "game.ended_by"
+        return render.text(key, snap.lang, name=snap.names.get(meta.ended_by, "?")) + "\n"
+    return ""
 
 
 def _remember(shown: OrderedDict[tuple[int, int], str], key: tuple[int, int], digest: str) -> None:

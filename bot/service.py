@@ -83,6 +83,8 @@ class Meta:
     outbox: list[dict[str, Any]] = field(default_factory=list)  # results not yet posted
     news: list[dict[str, Any]] = field(default_factory=list)  # recent notable events
     idle_round: bool = True  # no person acted in the current round (only timers)
+    ended_by: int | None = None  # who ended the game (None: expired or ended by the rules)
+    expired: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +95,8 @@ class Meta:
             "outbox": list(self.outbox),
             "news": list(self.news),
             "idle_round": self.idle_round,
+            "ended_by": self.ended_by,
+            "expired": self.expired,
         }
 
     @classmethod
@@ -105,6 +109,8 @@ class Meta:
             outbox=list(data["outbox"]),
             news=list(data["news"]),
             idle_round=data.get("idle_round", True),
+            ended_by=data.get("ended_by"),
+            expired=data.get("expired", False),
         )
 
 
@@ -235,6 +241,7 @@ class GameService:
             if await tx.load_active_game(chat_id, thread_id) is not None:
                 raise Refused("game_exists")
             game = Game(self.variant_for(chat, preset_name))
+            await self._check_cap(tx, actor.user_id, chat_id)
             player = await tx.ensure_player(
                 chat_id, actor.user_id, actor.name, self.starting_balance
             )
@@ -357,14 +364,18 @@ class GameService:
                 # Nobody pressed "next round": play on, unless the last round saw nobody at all.
                 return game.end() if meta.idle_round else self._next(game, meta)
             return game.timeout()
+        if kind == "expire":
+            meta.expired = True
+            return game.end()
         if kind == "end":
+            meta.ended_by = actor.user_id if actor is not None else None
             return game.end()
         if actor is None:
             raise Refused("not_allowed")
         user = actor.user_id
         if kind == "join":
             if not game.is_seated(user):
-                await self._check_cap(tx, user)
+                await self._check_cap(tx, user, stored.chat_id)
             player = await tx.ensure_player(stored.chat_id, user, actor.name, self.starting_balance)
             game.verify_join(user, player.balance)
             return game.join(user, player.balance)
@@ -373,6 +384,7 @@ class GameService:
                 raise Refused("wrong_phase", phase=game.phase.value)
             if user != meta.creator_id:
                 raise Refused("not_allowed")
+            meta.ended_by = user
             return game.end()
         if kind == "start":
             if not game.is_seated(user):
@@ -398,9 +410,16 @@ class GameService:
             raise Refused("illegal_action")
         return actions[kind]()
 
-    async def _check_cap(self, tx: Transaction, user: int) -> None:
-        """A person sits in at most ``max_games_per_user`` games at once."""
-        if len(await tx.seated_games(user)) >= self.max_games_per_user:
+    async def _check_cap(self, tx: Transaction, user: int, chat_id: int) -> None:
+        """A person sits in at most ``max_games_per_user`` games at once, and in one game per
+        chat: a game seats a player with his chat balance, so two games of one chat (forum
+        topics) would each spend the same chips."""
+        games = await tx.seated_games(user)
+        for game_id in games:
+            other = await tx.load_game(game_id)
+            if other is not None and other.chat_id == chat_id:
+                raise Refused("seated_in_chat")
+        if len(games) >= self.max_games_per_user:
             raise Refused("user_game_limit", limit=self.max_games_per_user)
 
     def _next(self, game: Game, meta: Meta) -> list[Event]:
