@@ -76,6 +76,8 @@ class DeckShuffled(Event):
     kind: ClassVar[str] = "shuffled"
     cards: int
     recycled: bool  # discards shuffled back in when the stock ran out
+    # SHA-256 commitment to the order (rules.fairness); the salt and order stay secret.
+    commitment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,19 @@ class PlayerResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RevealedShuffle:
+    """A shuffle of a settled round, revealed (see :mod:`rules.fairness`): the commitment shown
+    before its first card, the salt, the whole order (index 0 dealt first) and the cards dealt
+    from it in dealing order."""
+
+    commitment: str
+    salt: str
+    order: tuple[str, ...]
+    dealt: tuple[str, ...]
+    recycled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RoundSettled(Event):
     kind: ClassVar[str] = "round_settled"
     round_no: int
@@ -181,6 +196,8 @@ class RoundSettled(Event):
     results: tuple[PlayerResult, ...]
     bank: int
     balances: tuple[tuple[int, int], ...]
+    # The round's shuffles, revealed at the showdown (a round played before the fair deck: none).
+    shuffles: tuple[RevealedShuffle, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

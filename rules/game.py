@@ -51,6 +51,7 @@ from rules.events import (
     PlayerLeft,
     PlayerResult,
     PlayerSeated,
+    RevealedShuffle,
     RoundSettled,
     RoundStarted,
     SatOut,
@@ -60,6 +61,7 @@ from rules.events import (
     Transfer,
     TwentyOne,
 )
+from rules.fairness import commitment, new_salt
 from rules.randomness import RandomSource, RecordedSource, SystemRandomSource
 from rules.scoring import HandValue, hand_value, is_natural
 from rules.table import Hand, HandStatus, Legal, Phase, Seat
@@ -93,6 +95,10 @@ class Game:
         self.dealt = False
         self.banker_done = False
         self.log: list[dict[str, Any]] = []
+        # The shuffles of the current round (see rules.fairness): commitment, salt, order,
+        # the codes dealt from each so far, recycled. The salt and order stay secret until the
+        # round is settled; the bot shows only the commitment before then.
+        self.shuffles: list[dict[str, Any]] = []
         self._events: list[Event] = []
 
     # ------------------------------------------------------------------ queries
@@ -475,6 +481,10 @@ class Game:
             "turn": self.turn,
             "dealt": self.dealt,
             "banker_done": self.banker_done,
+            "shuffles": [
+                {**shuffle, "order": list(shuffle["order"]), "dealt": list(shuffle["dealt"])}
+                for shuffle in self.shuffles
+            ],
             "log": [dict(entry) for entry in self.log],
         }
 
@@ -501,6 +511,12 @@ class Game:
         game.turn = data["turn"]
         game.dealt = data["dealt"]
         game.banker_done = data["banker_done"]
+        # Games stored before the fair deck have no shuffles: their current round has no
+        # commitment, and the next round starts recording.
+        game.shuffles = [
+            {**shuffle, "order": list(shuffle["order"]), "dealt": list(shuffle["dealt"])}
+            for shuffle in data.get("shuffles", ())
+        ]
         game.log = [dict(entry) for entry in data["log"]]
         return game
 
@@ -514,8 +530,9 @@ class Game:
         """Rebuild a game from its variant and action log; random outcomes come from the log."""
         entries = list(log)
         shuffles = [entry["order"] for entry in entries if entry["a"] == "shuffle"]
+        salts = [entry.get("salt", "") for entry in entries if entry["a"] == "shuffle"]
         lots = [entry["i"] for entry in entries if entry["a"] == "lot"]
-        game = cls(variant, RecordedSource(shuffles, lots))
+        game = cls(variant, RecordedSource(shuffles, lots, salts))
         for entry in entries:
             game.apply(entry)
         return game
@@ -734,10 +751,8 @@ class Game:
                 self.hands[p].status = HandStatus.OUT
                 self._emit(SatOut(p, "leaving" if seat.leaving else "cannot_afford"))
         self._emit(RoundStarted(self.round_no, self.banker, self.bank))
-        deck = self.source.shuffled(list(_DECKS[self.variant.deck]))
-        self.log.append({"a": "shuffle", "order": _codes(deck)})
-        self.stock = deck
-        self._emit(DeckShuffled(len(deck), recycled=False))
+        self.shuffles = []
+        self.stock = self._shuffle(list(_DECKS[self.variant.deck]), recycled=False)
         if self.variant.show_bottom:
             self.bottom = self.stock[-1]
             self._emit(BottomCardShown(self.bottom.code))
@@ -763,6 +778,8 @@ class Game:
         if not self.stock:
             self._recycle()
         card = self.stock.pop(0)
+        if self.shuffles:
+            self.shuffles[-1]["dealt"].append(card.rank + card.suit)
         hand = self.hands[player]
         hand.cards.append(card)
         hand.face_up.append(face_up)
@@ -771,12 +788,30 @@ class Game:
 
     def _recycle(self) -> None:
         """The stock ran out: the cards already played are shuffled and dealt again."""
-        deck = self.source.shuffled(self.discards)
-        self.log.append({"a": "shuffle", "order": _codes(deck)})
+        deck = self._shuffle(self.discards, recycled=True)
         self.stock = deck
         self.discards = []
         self.bottom = None  # the shown bottom card has been dealt; the new stock shows none
-        self._emit(DeckShuffled(len(deck), recycled=True))
+
+    def _shuffle(self, cards: Sequence[Card], *, recycled: bool) -> list[Card]:
+        """Shuffle ``cards`` and commit to the order: the log keeps the order, its salt and the
+        commitment (a replay reproduces all three); the event carries only the commitment."""
+        deck = self.source.shuffled(cards)
+        order = _codes(deck)
+        salt = new_salt(self.source)
+        committed = commitment(order, salt)
+        self.log.append({"a": "shuffle", "order": order, "salt": salt, "commitment": committed})
+        self.shuffles.append(
+            {
+                "commitment": committed,
+                "salt": salt,
+                "order": list(order),
+                "dealt": [],
+                "recycled": recycled,
+            }
+        )
+        self._emit(DeckShuffled(len(deck), recycled=recycled, commitment=committed))
+        return deck
 
     def _discard(self, hand: Hand) -> None:
         self.discards.extend(hand.cards)
@@ -988,6 +1023,20 @@ class Game:
         self.phase = Phase.ROUND_OVER
         self._end_of_round()
 
+    def revealed(self) -> tuple[RevealedShuffle, ...]:
+        """The current round's shuffles with their salts and orders: public once it is settled
+        (the bot must not show them while the round is being played)."""
+        return tuple(
+            RevealedShuffle(
+                commitment=shuffle["commitment"],
+                salt=shuffle["salt"],
+                order=tuple(shuffle["order"]),
+                dealt=tuple(shuffle["dealt"]),
+                recycled=shuffle["recycled"],
+            )
+            for shuffle in self.shuffles
+        )
+
     def _round_summary(self, banker_value: HandValue) -> RoundSettled:
         assert self.banker is not None
         results = []
@@ -1019,6 +1068,7 @@ class Game:
             results=tuple(results),
             bank=self.bank,
             balances=tuple((s.player, s.balance) for s in self.seats),
+            shuffles=self.revealed(),
         )
 
     def _end_of_round(self) -> None:

@@ -7,7 +7,9 @@ is written to the game's log, so a replay needs no generator at all.
 
 from __future__ import annotations
 
+import hashlib
 import random
+import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
@@ -22,6 +24,24 @@ class RandomSource(Protocol):
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``."""
         ...
+
+    def salt(self) -> str:
+        """A fresh 128-bit salt as 32 lowercase hex digits (see :mod:`rules.fairness`)."""
+        ...
+
+
+SALT_BITS = 128
+
+
+def derived_salts(seed: str) -> random.Random:
+    """A private stream of salts for a reproducible source: drawing a salt never moves the
+    stream the shuffles come from, so seeded games deal the same cards as before."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def _hex_salt(bits: int) -> str:
+    return f"{bits:0{SALT_BITS // 4}x}"
 
 
 def fisher_yates(cards: Sequence[Card], randbelow: random.Random) -> list[Card]:
@@ -38,12 +58,21 @@ class SystemRandomSource:
 
     def __init__(self, generator: random.Random | None = None) -> None:
         self._generator = generator if generator is not None else random.SystemRandom()
+        self._salts: random.Random | None = None
+        if not isinstance(self._generator, random.SystemRandom):
+            # A seeded generator: salts derived from its starting state keep games reproducible.
+            self._salts = derived_salts(repr(self._generator.getstate()))
 
     def shuffled(self, cards: Sequence[Card]) -> list[Card]:
         return fisher_yates(cards, self._generator)
 
     def below(self, n: int) -> int:
         return self._generator.randrange(n)
+
+    def salt(self) -> str:
+        if self._salts is None:
+            return secrets.token_hex(SALT_BITS // 8)
+        return _hex_salt(self._salts.getrandbits(SALT_BITS))
 
 
 def seeded(seed: int) -> SystemRandomSource:
@@ -58,6 +87,7 @@ class ScriptedSource:
     def __init__(self, decks: Iterable[Sequence[str]] = (), lots: Iterable[int] = ()) -> None:
         self._decks: Iterator[Sequence[str]] = iter(list(decks))
         self._lots: Iterator[int] = iter(list(lots))
+        self._salts = derived_salts("scripted")
 
     def shuffled(self, cards: Sequence[Card]) -> list[Card]:
         top = [Card.parse(code) for code in next(self._decks, ())]
@@ -75,13 +105,23 @@ class ScriptedSource:
             raise ValueError(f"scripted lot {value} is outside range({n})")
         return value
 
+    def salt(self) -> str:
+        return _hex_salt(self._salts.getrandbits(SALT_BITS))
+
 
 class RecordedSource:
-    """Replays the random outcomes stored in a log, in order."""
+    """Replays the random outcomes stored in a log, in order. ``salts`` are the logged salts
+    of the shuffles (a log written before salts existed replays with empty ones)."""
 
-    def __init__(self, shuffles: Iterable[Sequence[str]], lots: Iterable[int]) -> None:
+    def __init__(
+        self,
+        shuffles: Iterable[Sequence[str]],
+        lots: Iterable[int],
+        salts: Iterable[str] = (),
+    ) -> None:
         self._shuffles = iter(list(shuffles))
         self._lots = iter(list(lots))
+        self._salts = iter(list(salts))
 
     def shuffled(self, cards: Sequence[Card]) -> list[Card]:
         order = [Card.parse(code) for code in next(self._shuffles)]
@@ -91,3 +131,6 @@ class RecordedSource:
 
     def below(self, n: int) -> int:
         return next(self._lots)
+
+    def salt(self) -> str:
+        return next(self._salts, "")

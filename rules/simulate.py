@@ -242,6 +242,9 @@ class SeededSource:
     def below(self, n: int) -> int:
         return self._random.randrange(n)
 
+    def salt(self) -> str:
+        return ""  # the simulator commits to nothing: nobody verifies its decks
+
 
 def _settled(events: Sequence[Event]) -> RoundSettled | None:
     for event in events:
