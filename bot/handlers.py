@@ -42,6 +42,7 @@ from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused
 from bot.settings import Settings
 from bot.timers import TurnTimers
 from rules.errors import RulesError
+from rules.odds import odds_for
 from rules.variants import PRESETS, preset, with_overrides
 from storage import ChatSettings, Storage, StoredGame
 
@@ -368,6 +369,53 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt.publisher.touch(stored.game_id, table=False, players=[user.id])
 
 
+def odds_text(stored: StoredGame, player: int, lang: str) -> str | None:
+    """The 💡 odds of ``player`` in ``stored``, or None when he is not drawing now."""
+    found = odds_for(game_of(stored), player)
+    return None if found is None else render.odds_alert(found, lang)
+
+
+async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/odds: the next-card odds of whoever is drawing, only ever where he alone reads them."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        games = await rt.storage.seated_games(user.id)
+        if len(games) != 1:
+            key = "private_several" if len(games) > 1 else "group_only"
+            await say(update, context, render.text(key, lang))
+            return
+        stored = await rt.storage.load_game(games[0])
+        if stored is None:
+            await say(update, context, render.refusal("no_game", {}, lang))
+            return
+        found = odds_text(stored, user.id, lang)
+        await say(update, context, found or render.text("odds.not_drawing", lang))
+        return
+    stored = await rt.service.active_game(chat.id, thread_of(message))
+    if stored is None:
+        await say(update, context, render.refusal("no_game", {}, lang))
+        return
+    found = odds_text(stored, user.id, lang)
+    if found is None:
+        await say(update, context, render.text("odds.not_drawing", lang))
+        return
+    # Never into the group: the odds tell what the hand holds.
+    known = await rt.storage.get_user(user.id)
+    if known is not None and known.private_opened:
+        try:
+            await context.bot.send_message(user.id, found, link_preview_options=NO_PREVIEW)
+        except TelegramError as error:
+            log.info("odds to private chat failed user=%s: %s", user.id, error)
+        else:
+            await say(update, context, render.text("odds.sent_private", lang))
+            return
+    await say(update, context, render.text("odds.press_button", lang))
+
+
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Private /start: the user opened the chat, so hands can come here from now on."""
     rt = runtime(context)
@@ -547,7 +595,8 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         await _alert(query, render.peek(snap, user.id, lang))
         return
     if button.act is Act.ODDS:
-        await _alert(query, render.refusal("illegal_action", {}, lang))
+        found = odds_text(stored, user.id, lang)
+        await _alert(query, found or render.text("odds.not_drawing", lang))
         return
     kind = ACT_COMMANDS[button.act]
     if kind == "cancel" and user.id != stored.state["meta"]["creator_id"]:
@@ -728,6 +777,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         )
     application.add_handler(CommandHandler("table", cmd_table))
     application.add_handler(CommandHandler("hand", cmd_hand))
+    application.add_handler(CommandHandler("odds", cmd_odds))
     application.add_handler(CommandHandler("balance", cmd_balance))
     application.add_handler(CommandHandler("top", cmd_top))
     application.add_handler(CommandHandler("stats", cmd_stats))

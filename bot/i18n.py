@@ -108,6 +108,27 @@ STRINGS: dict[str, dict[str, str]] = {
     "btn.next": {"ru": "▶ Следующий раунд", "en": "▶ Next round"},
     "btn.pass_bank": {"ru": "🔁 Передать банк", "en": "🔁 Pass the bank"},
     "btn.close": {"ru": "✖ Закрыть", "en": "✖ Close"},
+    "btn.odds": {"ru": "💡", "en": "💡"},
+    # ------------------------------------------------------------------ odds (💡, /odds)
+    "odds.alert": {
+        "ru": "Перебор: {bust} · Очко: {twenty_one}",
+        "en": "Bust: {bust} · 21: {twenty_one}",
+    },
+    "odds.part": {"ru": "{count} из {total} ({percent}%)", "en": "{count} of {total} ({percent}%)"},
+    "odds.part_percent": {"ru": "{percent}%", "en": "{percent}%"},
+    "odds.no_cards": {"ru": "Карт для сдачи нет.", "en": "No cards are left to deal."},
+    "odds.not_drawing": {
+        "ru": "Шансы показываются тому, кто сейчас берёт карты.",
+        "en": "The odds are for whoever is drawing now.",
+    },
+    "odds.sent_private": {
+        "ru": "Шансы отправлены вам в личку.",
+        "en": "The odds were sent to you privately.",
+    },
+    "odds.press_button": {
+        "ru": "Нажмите 💡 под столом: шансы увидите только вы.",
+        "en": "Press 💡 under the table: only you will see the odds.",
+    },
     # ------------------------------------------------------------------ table
     "table.header": {
         "ru": "🃏 <b>Очко</b> · раунд {round} · {preset}",
@@ -448,6 +469,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "cmd.endgame": {
         "ru": "завершить игру (создатель, банкир, админ)",
         "en": "end the game (host, banker, admin)",
+    },
+    "cmd.odds": {
+        "ru": "шансы перебора и очка на следующей карте (в личку)",
+        "en": "the odds of a bust and of 21 on the next card (privately)",
     },
     "cmd.balance": {"ru": "мой баланс", "en": "my balance"},
     "cmd.top": {"ru": "лучшие игроки чата", "en": "the chat's leaderboard"},

@@ -9,8 +9,10 @@ no alert exceeds 200. Hidden cards never reach a group text: the table shows eac
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -37,6 +39,7 @@ from rules.events import (
     TwentyOne,
 )
 from rules.game import Game
+from rules.odds import Odds
 from rules.scoring import hand_value
 from rules.table import Hand, HandStatus, Legal, Phase
 from rules.variants import PRESETS, StakeCap, Variant
@@ -225,6 +228,8 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
             row.append(_button(t("btn.hit", lang), s, Act.HIT))
         if "stand" in legal.actions:
             row.append(_button(t("btn.stand", lang), s, Act.STAND))
+        if "hit" in legal.actions:
+            row.append(_button(t("btn.odds", lang), s, Act.ODDS))
         rows.append(row)
         if "dark" in legal.actions:
             rows.append([_button(t("btn.dark", lang), s, Act.DARK)])
@@ -631,6 +636,34 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     return _clip_alert(t(key, lang, cards=shown, total=total))
 
 
+def _percent(share: Fraction, lang: str) -> str:
+    """A share as a percentage with one decimal, rounded half up («38,7» in Russian)."""
+    tenths = math.floor(share * 1000 + Fraction(1, 2))
+    figure = f"{tenths // 10}.{tenths % 10}"
+    return figure.replace(".", ",") if lang == "ru" else figure
+
+
+def odds_alert(odds: Odds, lang: str) -> str:
+    """The "💡" alert: «Перебор: 12 из 31 (38,7%) · Очко: 3 из 31 (9,7%)»."""
+    if odds.candidates == 0:
+        return t("odds.no_cards", lang)
+
+    def part(share: Fraction, cards: Fraction) -> str:
+        if cards.denominator != 1:  # own unknown cards: no whole count to show
+            return t("odds.part_percent", lang, percent=_percent(share, lang))
+        return t(
+            "odds.part",
+            lang,
+            count=int(cards),
+            total=odds.candidates,
+            percent=_percent(share, lang),
+        )
+
+    bust = part(odds.bust, odds.bust_cards)
+    twenty_one = part(odds.twenty_one, odds.twenty_one_cards)
+    return _clip_alert(t("odds.alert", lang, bust=bust, twenty_one=twenty_one))
+
+
 # ---------------------------------------------------------------------- news
 
 
@@ -748,6 +781,7 @@ COMMANDS_GROUP = (
     "hit",
     "stand",
     "dark",
+    "odds",
     "passbank",
     "table",
     "hand",
@@ -760,7 +794,18 @@ COMMANDS_GROUP = (
     "lang",
     "help",
 )
-COMMANDS_PRIVATE = ("start", "hand", "bet", "hit", "stand", "dark", "rules", "lang", "help")
+COMMANDS_PRIVATE = (
+    "start",
+    "hand",
+    "bet",
+    "hit",
+    "stand",
+    "dark",
+    "odds",
+    "rules",
+    "lang",
+    "help",
+)
 
 
 def commands(lang: str, *, private: bool) -> list[tuple[str, str]]:
