@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from rules.cards import Card, DeckKind, build_deck
@@ -1036,6 +1037,32 @@ class Game:
             )
             for shuffle in self.shuffles
         )
+
+    def revealed_round(self, round_no: int) -> tuple[RevealedShuffle, ...] | None:
+        """The shuffles of a settled round of this game, rebuilt from the log, with the
+        commitments as they were logged (and published) when each shuffle was made; None when
+        that round was not settled (still being played, voided, or never dealt). A round dealt
+        before commitments were logged comes back as an empty tuple."""
+        entries = [entry for entry in self.log if entry["a"] == "shuffle"]
+        lots = [entry["i"] for entry in self.log if entry["a"] == "lot"]
+        source = RecordedSource(
+            [entry["order"] for entry in entries],
+            lots,
+            [entry.get("salt", "") for entry in entries],
+        )
+        replay = Game(self.variant, source)
+        for entry in self.log:
+            for event in replay.apply(entry):
+                if isinstance(event, RoundSettled) and event.round_no == round_no:
+                    done = sum(1 for e in replay.log if e["a"] == "shuffle")
+                    logged = entries[done - len(event.shuffles) : done]
+                    if any("commitment" not in e for e in logged):
+                        return ()
+                    return tuple(
+                        replace(shuffle, commitment=e["commitment"])
+                        for shuffle, e in zip(event.shuffles, logged, strict=True)
+                    )
+        return None
 
     def _round_summary(self, banker_value: HandValue) -> RoundSettled:
         assert self.banker is not None
