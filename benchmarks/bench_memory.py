@@ -2,7 +2,8 @@
 ``--games`` active games in a fresh database (3-player classic36, mid-round, turn deadlines),
 after ``--played`` of them were played recently through the local Bot API server (HTTP), and
 after ``--batches`` batches of ``--batch`` games were ended through the bot (finished games must
-not grow it). Players type commands (/hit, /stand, /bet, /bank, /next; /endgame to finish).
+not grow it). Players type commands (/hit, /stand, /bet, /bank, /next; /endgame to finish),
+``--concurrency`` groups at a time, each waiting for the bot's reply before its next command.
 
 The bot runs without its PacedRateLimiter by default (benchmarks/_run_bot.py --unpaced), so the
 run is not 25 sends/s long; ``--paced`` runs ``python -m bot`` as it is.
@@ -110,14 +111,24 @@ async def run(args: argparse.Namespace) -> str:
             tables = list(zip(world.groups, world.users, world.games, strict=True))
             started = time.monotonic()
             played = tables[: args.played]
-            await asyncio.gather(*(typist.play(g, u, game, args.moves) for g, u, game in played))
+            gate = asyncio.Semaphore(args.concurrency)
+
+            async def play(group: Any, users: list[Any], game_id: int) -> None:
+                async with gate:
+                    await typist.play(group, users, game_id, args.moves)
+
+            async def end(group: Any, users: list[Any]) -> None:
+                async with gate:
+                    await typist.end(group, users)
+
+            await asyncio.gather(*(play(g, u, game) for g, u, game in played))
             play_seconds = time.monotonic() - started
             after_play = await settle(process)
             steps.append(f"played {args.played}={mb(after_play)}")
             rest = tables[args.played :]
             for batch in range(args.batches):
                 chunk = rest[batch * args.batch : (batch + 1) * args.batch]
-                await asyncio.gather(*(typist.end(g, u) for g, u, _ in chunk))
+                await asyncio.gather(*(end(g, u) for g, u, _ in chunk))
                 after = await settle(process)
                 steps.append(f"+{(batch + 1) * args.batch} finished={mb(after)}")
             final = memory_kb(process.pid)
@@ -143,6 +154,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=2, help="commands per played game")
     parser.add_argument("--batch", type=int, default=500, help="games ended per batch")
     parser.add_argument("--batches", type=int, default=2, help="batches of games ended")
+    parser.add_argument("--concurrency", type=int, default=20, help="groups typing at once")
     parser.add_argument("--paced", action="store_true", help="python -m bot with its limiter")
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
     print(asyncio.run(run(parser.parse_args())))
