@@ -214,6 +214,69 @@ STRINGS: dict[str, dict[str, str]] = {
     "result.bank": {"ru": "🏦 В банке: <b>{bank}</b>", "en": "🏦 Bank: <b>{bank}</b>"},
     "result.balances": {"ru": "💰 Балансы:", "en": "💰 Balances:"},
     "result.balance_row": {"ru": "{name} — {amount}", "en": "{name} — {amount}"},
+    # ------------------------------------------------------------------ provably fair deck
+    "table.commitment": {"ru": "🔒 Колода: {prefix}…", "en": "🔒 Deck: {prefix}…"},
+    "result.deck": {
+        "ru": "🔓 Колода{n}: <code>{commitment}</code>\nСоль: <code>{salt}</code>",
+        "en": "🔓 Deck{n}: <code>{commitment}</code>\nSalt: <code>{salt}</code>",
+    },
+    "result.verify_hint": {
+        "ru": "Проверить колоду: /verify {round}",
+        "en": "Check the deck: /verify {round}",
+    },
+    "verify.header": {
+        "ru": "🔐 <b>Проверка колоды — раунд {round}</b>",
+        "en": "🔐 <b>Deck check — round {round}</b>",
+    },
+    "verify.shuffle": {"ru": "Колода {n}", "en": "Deck {n}"},
+    "verify.recycled": {
+        "ru": "Колода {n} (сброс перетасован)",
+        "en": "Deck {n} (discards reshuffled)",
+    },
+    "verify.commitment": {
+        "ru": "Хэш: <code>{value}</code>",
+        "en": "Commitment: <code>{value}</code>",
+    },
+    "verify.salt": {"ru": "Соль: <code>{value}</code>", "en": "Salt: <code>{value}</code>"},
+    "verify.order": {"ru": "Порядок: <code>{value}</code>", "en": "Order: <code>{value}</code>"},
+    "verify.dealt": {
+        "ru": "Роздано ({count}): <code>{value}</code>",
+        "en": "Dealt ({count}): <code>{value}</code>",
+    },
+    "verify.hash_ok": {"ru": "хэш совпадает ✅", "en": "commitment matches ✅"},
+    "verify.hash_bad": {"ru": "хэш НЕ совпадает ❌", "en": "commitment does NOT match ❌"},
+    "verify.deal_ok": {"ru": "карты шли по порядку ✅", "en": "cards dealt in order ✅"},
+    "verify.deal_bad": {"ru": "карты НЕ по порядку ❌", "en": "cards NOT dealt in order ❌"},
+    "verify.ok": {"ru": "Итог: ✅ колода честная", "en": "Verdict: ✅ the deck was fair"},
+    "verify.bad": {"ru": "Итог: ❌ проверка не прошла", "en": "Verdict: ❌ the check failed"},
+    "verify.how": {
+        "ru": "Проверить самому: SHA-256 строки «ochko-v1|соль|порядок» (docs/fairness.md).",
+        "en": "Check it yourself: SHA-256 of “ochko-v1|salt|order” (docs/fairness.md).",
+    },
+    "verify.not_revealed": {
+        "ru": "🔒 Колода раунда {round} раскрывается после вскрытия карт.",
+        "en": "🔒 The deck of round {round} is revealed after the showdown.",
+    },
+    "verify.no_round": {
+        "ru": "Раунда {round} в этой игре не было. Сыграно раундов: {played}.",
+        "en": "This game has no round {round}. Rounds played: {played}.",
+    },
+    "verify.none_yet": {
+        "ru": "🔒 Ни один раунд ещё не вскрыт: колода раскрывается после вскрытия карт.",
+        "en": "🔒 No round has been settled yet: the deck is revealed after the showdown.",
+    },
+    "verify.legacy": {
+        "ru": "Раунд {round} сдан до того, как бот начал публиковать хэш колоды.",
+        "en": "Round {round} was dealt before the bot published deck commitments.",
+    },
+    "verify.no_game": {
+        "ru": "Нет игры, колоду которой можно проверить.",
+        "en": "There is no game whose deck could be checked.",
+    },
+    "cmd.verify": {
+        "ru": "проверить колоду раунда: /verify [раунд]",
+        "en": "check a round's deck: /verify [round]",
+    },
     # ------------------------------------------------------------------ end of session
     "end.header": {"ru": "🏁 <b>Игра окончена</b>", "en": "🏁 <b>Game over</b>"},
     "end.reason.ended": {"ru": "Игру завершили.", "en": "The game was ended."},
