@@ -107,6 +107,8 @@ class Players:
             await self.slot()
             if time.monotonic() >= self.until:
                 return
+            if move.data not in (data for _, data in message.flat_buttons):
+                continue  # the keyboard was redrawn while this press waited for its slot
             self.changed[group.id].clear()
             query = await by_id[move.user_id].press(message, data=move.data)
             self.pressed[query.id] = time.monotonic()
