@@ -29,6 +29,7 @@ from telegram import Update
 from bot.app import sweep_stale
 from bot.callbacks import Act, GameButton, parse_game
 from bot.handlers import GAME_COMMANDS, SETTING_OPTIONS, on_timer
+from bot.render import refusal
 from bot.service import game_of
 from rules.game import Game
 from rules.randomness import RandomSource, RecordedSource, seeded
@@ -110,6 +111,7 @@ class Fuzzer:
         h.group.add_member(self.strangers[1])
         self.groups: list[Chat] = [h.group, group2, group3, forum]
         self.seen: list[dict[str, Any]] = []
+        self._active: list[StoredGame] | None = None
 
     # ------------------------------------------------------------------ delivery
 
@@ -117,6 +119,7 @@ class Fuzzer:
         """Deliver pending updates (all at once, as the real bot's 256 concurrent updates do,
         or one by one), then let the publisher finish."""
         h = self.h
+        self._active = None
         while True:
             _, body = await self.server.dispatch(
                 self.bot.token, "getUpdates", {"offset": h.offset, "timeout": 0}
@@ -154,6 +157,12 @@ class Fuzzer:
         return [m for c in chats for m in c.messages[-15:] if m.from_bot]
 
     async def active_games(self) -> list[StoredGame]:
+        """The running games, read once per batch (updates only take effect when pumped)."""
+        if self._active is None:
+            self._active = await self._load_active()
+        return self._active
+
+    async def _load_active(self) -> list[StoredGame]:
         games = []
         for chat in self.groups:
             for thread in [0, *self.topics.get(chat.id, [])]:
@@ -380,6 +389,7 @@ class Fuzzer:
             return
         self.kinds["duplicate"] += 1
         data = self.rng.choice(self.seen[-300:])
+        self._active = None
         await self.h.app.process_update(Update.de_json(data, self.h.app.bot))
 
     async def timeout(self) -> None:
@@ -390,6 +400,7 @@ class Fuzzer:
         self.kinds["timeout"] += 1
         await self.h.advance_clock(self.rng.choice([5, 61, 121, 400]))
         await on_timer(self.h.rt, self.rng.choice(games).game_id)
+        self._active = None
 
     async def sweep(self) -> None:
         """Every idle lobby and game expires (LOBBY_TIMEOUT reached)."""
@@ -401,6 +412,7 @@ class Fuzzer:
             await sweep_stale(SimpleNamespace(application=self.h.app))  # type: ignore[arg-type]
         finally:
             rt.settings = real
+            self._active = None
 
     async def one(self) -> None:
         roll = self.rng.random()
@@ -532,4 +544,32 @@ async def test_fuzz_ten_thousand_updates(tmp_path: Path) -> None:
             assert check.ok, f"seed {seed}: {check}"
     finally:
         logging.getLogger().removeHandler(errors)
+        await stop_harness(h)
+
+
+async def test_one_seat_per_chat_across_forum_topics(tmp_path: Path) -> None:
+    """Found by the fuzzer: a player seated in two topics' games of one forum spent the same
+    chat balance twice, and the second game's chips then failed the ledger (InsufficientFunds
+    as an unhandled error). A second seat in the same chat is refused."""
+    server = BotApiServer(flood_limits=False)
+    h = await start_harness(server, make_settings(tmp_path), players=3, forum=True)
+    try:
+        a, b, c = h.users
+        first, second = h.group.create_topic("Стол 1"), h.group.create_topic("Стол 2")
+        await a.send(h.group, "/newgame", thread_id=first)
+        await b.send(h.group, "/join", thread_id=first)
+        await c.send(h.group, "/newgame", thread_id=second)
+        await h.pump()
+        count = len(h.group.all_messages)
+        await b.send(h.group, "/join", thread_id=second)
+        await a.send(h.group, "/newgame")  # the General topic
+        await h.pump()
+        replies = h.bot_texts_since(count)
+        assert replies == [refusal("seated_in_chat", {}, "ru")] * 2, replies
+        one = await h.stored(first)
+        two = await h.stored(second)
+        assert game_of(one).players == [a.id, b.id]
+        assert game_of(two).players == [c.id]
+        assert await h.rt.storage.load_active_game(h.group.id, 0) is None
+    finally:
         await stop_harness(h)
