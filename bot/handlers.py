@@ -513,6 +513,47 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await say(update, context, render.stats(stats, display_name(user), lang))
 
 
+async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/verify [round]: the revealed deck of a settled round of the current game (the group's,
+    or in private the user's own), checked with rules.fairness. A round still being played is
+    refused: its salt and order stay secret until the showdown."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    stored: StoredGame | None = None
+    if is_group(chat):
+        stored = await rt.service.active_game(chat.id, thread_of(message))
+    elif user is not None:
+        for game_id in sorted(await rt.storage.seated_games(user.id), reverse=True):
+            stored = await rt.storage.load_game(game_id)
+            if stored is not None:
+                break
+    if stored is None:
+        await say(update, context, render.text("verify.no_game", lang))
+        return
+    game = game_of(stored)
+    last_settled = game.round_no - 1 if game.in_round else game.round_no
+    raw = context.args[0] if context.args else None
+    if raw is None and last_settled < 1:
+        await say(update, context, render.text("verify.none_yet", lang))
+        return
+    round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
+    if round_no == game.round_no and game.in_round:
+        await say(update, context, render.text("verify.not_revealed", lang, round=round_no))
+        return
+    shuffles = game.revealed_round(round_no) if 1 <= round_no <= last_settled else None
+    if shuffles is None:
+        await say(
+            update,
+            context,
+            render.text("verify.no_round", lang, round=round_no, played=max(last_settled, 0)),
+        )
+        return
+    await say(update, context, render.verify(round_no, shuffles, lang))
+
+
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = runtime(context)
     chat, user = update.effective_chat, update.effective_user
@@ -781,6 +822,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("balance", cmd_balance))
     application.add_handler(CommandHandler("top", cmd_top))
     application.add_handler(CommandHandler("stats", cmd_stats))
+    application.add_handler(CommandHandler("verify", cmd_verify))
     application.add_handler(CommandHandler("rules", cmd_rules))
     application.add_handler(CommandHandler("settings", cmd_settings))
     application.add_handler(CommandHandler("lang", cmd_lang))

@@ -32,12 +32,14 @@ from rules.events import (
     NaturalsSettled,
     PlayerLeft,
     PlayerSeated,
+    RevealedShuffle,
     RoundSettled,
     SatOut,
     SessionEnded,
     Stood,
     TwentyOne,
 )
+from rules.fairness import verify_commitment, verify_deal
 from rules.game import Game
 from rules.odds import Odds
 from rules.scoring import hand_value
@@ -409,6 +411,10 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
         head.append(t("table.no_banker", lang))
     if game.bottom is not None and game.phase in ROUND_PHASES:
         head.append(t("table.bottom", lang, card=card(game.bottom)))
+    if game.shuffles and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+        # Only the commitment: the salt and the order stay secret until the showdown.
+        prefix = game.shuffles[-1]["commitment"][:16]
+        head.append(t("table.commitment", lang, prefix=prefix))
     body: list[str] = []
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
     listed: set[int] = set()
@@ -515,13 +521,64 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
         t("result.balance_row", lang, name=_name(s, p), amount=amount)
         for p, amount in settled.balances
     ]
-    text_ = _fit(head, body, [*tail, *balances], lang)
+    deck = _deck_reveal(settled, lang)
+    text_ = _fit(head, body, [*tail, *balances, *deck], lang)
     if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
-        text_ = _fit(head, body, tail, lang)
+        text_ = _fit(head, body, [*tail, *deck], lang)
     rows: list[list[InlineKeyboardButton]] = []
     if game.phase is Phase.ROUND_OVER:
         rows = _action_rows(s, peek=False)
     return Rendered(text_, _markup(rows))
+
+
+# ---------------------------------------------------------------------- provably fair deck
+
+
+def _deck_reveal(settled: RoundSettled, lang: str) -> list[str]:
+    """The result's last lines: each shuffle's full commitment and its salt, and /verify."""
+    if not settled.shuffles:
+        return []
+    lines = [""]
+    many = len(settled.shuffles) > 1
+    for n, shuffle in enumerate(settled.shuffles, 1):
+        label = f" {n}" if many else ""
+        lines.append(
+            t("result.deck", lang, n=label, commitment=shuffle.commitment, salt=shuffle.salt)
+        )
+    lines.append(t("result.verify_hint", lang, round=settled.round_no))
+    return lines
+
+
+def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:
+    """The answer to /verify for a settled round: for each shuffle the commitment, the salt, the
+    committed order and the cards dealt from it, checked with :mod:`rules.fairness`."""
+    if not shuffles:
+        return t("verify.legacy", lang, round=round_no)
+    lines = [t("verify.header", lang, round=round_no)]
+    all_ok = True
+    for n, shuffle in enumerate(shuffles, 1):
+        hash_ok = verify_commitment(shuffle.commitment, shuffle.order, shuffle.salt)
+        deal_ok = verify_deal(shuffle.order, shuffle.dealt)
+        all_ok = all_ok and hash_ok and deal_ok
+        lines += [
+            "",
+            t("verify.recycled" if shuffle.recycled else "verify.shuffle", lang, n=n),
+            t("verify.commitment", lang, value=html.escape(shuffle.commitment)),
+            t("verify.salt", lang, value=html.escape(shuffle.salt)),
+            t("verify.order", lang, value=html.escape(" ".join(shuffle.order))),
+            t(
+                "verify.dealt",
+                lang,
+                count=len(shuffle.dealt),
+                value=html.escape(" ".join(shuffle.dealt)) or "—",
+            ),
+            t("verify.hash_ok" if hash_ok else "verify.hash_bad", lang)
+            + " · "
+            + t("verify.deal_ok" if deal_ok else "verify.deal_bad", lang),
+        ]
+    lines += ["", t("verify.ok" if all_ok else "verify.bad", lang), t("verify.how", lang)]
+    text_ = "\n".join(lines)
+    return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
 
 
 def session_end(s: Snapshot, ended: SessionEnded) -> Rendered:
@@ -789,6 +846,7 @@ COMMANDS_GROUP = (
     "balance",
     "top",
     "stats",
+    "verify",
     "rules",
     "settings",
     "lang",
@@ -802,6 +860,7 @@ COMMANDS_PRIVATE = (
     "stand",
     "dark",
     "odds",
+    "verify",
     "rules",
     "lang",
     "help",

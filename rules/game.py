@@ -95,6 +95,9 @@ class Game:
         self.turn: int | None = None
         self.dealt = False
         self.banker_done = False
+        # A fixed house banker (rules.house), seated with ``join(..., house=True)``: it banks
+        # every round instead of the lot and the passing of the bank.
+        self.house: int | None = None
         self.log: list[dict[str, Any]] = []
         # The shuffles of the current round (see rules.fairness): commitment, salt, order,
         # the codes dealt from each so far, recycled. The salt and order stay secret until the
@@ -189,8 +192,10 @@ class Game:
 
     # ------------------------------------------------------------------ seating
 
-    def verify_join(self, player: int, balance: int) -> None:
+    def verify_join(self, player: int, balance: int, *, house: bool = False) -> None:
         self._verify_not_over()
+        if house and (self.phase is not Phase.LOBBY or self.house is not None):
+            raise IllegalAction("the house banker is seated once, in the lobby", player=player)
         if self.phase not in (Phase.LOBBY, Phase.ROUND_OVER, Phase.BANK):
             raise WrongPhase("players join between rounds", phase=self.phase.value)
         if self.is_seated(player):
@@ -208,9 +213,15 @@ class Game:
     def can_join(self, player: int, balance: int) -> bool:
         return self._can(self.verify_join, player, balance)
 
-    def join(self, player: int, balance: int) -> list[Event]:
-        self.verify_join(player, balance)
-        self._begin({"a": "join", "p": player, "balance": balance})
+    def join(self, player: int, balance: int, *, house: bool = False) -> list[Event]:
+        """Seat ``player``; ``house=True`` seats the house banker, who banks every round."""
+        self.verify_join(player, balance, house=house)
+        entry: dict[str, Any] = {"a": "join", "p": player, "balance": balance}
+        if house:
+            entry["house"] = True
+        self._begin(entry)
+        if house:
+            self.house = player
         self.seats.append(Seat(player, balance))
         self._emit(PlayerSeated(player, balance))
         return self._finish()
@@ -259,10 +270,13 @@ class Game:
         """Choose the first banker by lot and open the first round."""
         self.verify_start()
         self._begin({"a": "start"})
-        eligible = [s.player for s in self.seats if s.balance >= 1]
-        index = self.source.below(len(eligible))
-        self.log.append({"a": "lot", "i": index})
-        self._make_banker(eligible[index], by_lot=True)
+        if self.house is not None and self.seat(self.house).balance >= 1:
+            self._make_banker(self.house, by_lot=False)  # the house banks; no lot is drawn
+        else:
+            eligible = [s.player for s in self.seats if s.balance >= 1]
+            index = self.source.below(len(eligible))
+            self.log.append({"a": "lot", "i": index})
+            self._make_banker(eligible[index], by_lot=True)
         self._open_round()
         return self._finish()
 
@@ -482,6 +496,7 @@ class Game:
             "turn": self.turn,
             "dealt": self.dealt,
             "banker_done": self.banker_done,
+            "house": self.house,
             "shuffles": [
                 {**shuffle, "order": list(shuffle["order"]), "dealt": list(shuffle["dealt"])}
                 for shuffle in self.shuffles
@@ -512,6 +527,7 @@ class Game:
         game.turn = data["turn"]
         game.dealt = data["dealt"]
         game.banker_done = data["banker_done"]
+        game.house = data.get("house")  # games stored before the house banker have none
         # Games stored before the fair deck have no shuffles: their current round has no
         # commitment, and the next round starts recording.
         game.shuffles = [
@@ -545,7 +561,7 @@ class Game:
             return []
         player = entry.get("p")
         if kind == "join":
-            return self.join(entry["p"], entry["balance"])
+            return self.join(entry["p"], entry["balance"], house=entry.get("house", False))
         if kind == "start":
             return self.start()
         if kind == "set_bank":
@@ -689,6 +705,14 @@ class Game:
     def _pass_bank(self, reason: str, *, declined: bool = False) -> None:
         old = self.banker
         assert old is not None
+        if old == self.house and reason in ("broken", "every_round"):
+            # The house keeps banking: the bank goes back to its balance and it names (or puts
+            # up) a new one next round; with no chips left it cannot, and the session ends.
+            self._return_bank()
+            if self.seat(old).balance < 1:
+                self.banker = None
+                self._end_session("no_banker")
+            return
         returned = self._return_bank()
         self.seat(old).has_dealt = not declined or self.seat(old).has_dealt
         self.declines = self.declines + 1 if declined else 0
