@@ -128,7 +128,7 @@ def expected_acts(game: Game) -> set[Act]:
         acts = {Act.BET, Act.PEEK}
     elif legal.phase in (Phase.DRAW, Phase.BANKER):
         acts = {Act.STAND, Act.PEEK}
-        acts |= {Act.HIT} if "hit" in legal.actions else set()
+        acts |= {Act.HIT, Act.ODDS} if "hit" in legal.actions else set()
         acts |= {Act.DARK} if "dark" in legal.actions else set()
     elif legal.phase is Phase.ROUND_OVER:
         acts = {Act.NEXT} | ({Act.PASS} if "pass_bank" in legal.actions else set())
