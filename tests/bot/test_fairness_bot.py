@@ -1,0 +1,96 @@
+"""The provably fair deck in the chat: the table shows the commitment before any move, the result
+reveals the salt and the full commitment, /verify checks a settled round and refuses one still
+being played, and the group never sees a salt before the showdown."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.fairness import commitment
+from tests.bot.conftest import Harness
+from tests.bot.test_rounds import PLANS, play_round
+
+
+def _secrets(engine: dict[str, object]) -> list[str]:
+    """The salts and whole orders of the round being played (never to be shown)."""
+    shuffles = engine.get("shuffles") or []
+    assert isinstance(shuffles, list)
+    return [s["salt"] for s in shuffles] + [" ".join(s["order"]) for s in shuffles]
+
+
+@pytest.mark.parametrize("preset", list(PLANS))
+async def test_commitment_shown_then_revealed_and_verified(harness: Harness, preset: str) -> None:
+    seen: list[tuple[str, str]] = []  # (commitment, salt) of round one
+
+    async def before_showdown(index: int) -> None:
+        engine = (await harness.stored()).state["engine"]
+        if not engine["shuffles"]:
+            return  # the bank is still being named: nothing dealt, nothing committed yet
+        shuffle = engine["shuffles"][-1]
+        assert shuffle["commitment"] == commitment(shuffle["order"], shuffle["salt"])
+        seen.append((shuffle["commitment"], shuffle["salt"]))
+        # The live table shows the first 16 hex digits of the commitment…
+        table_text = harness.table().text or ""
+        assert f"🔒 Колода: {shuffle['commitment'][:16]}…" in table_text
+        # …and nothing the group has seen holds the salt or the order.
+        for secret in _secrets(engine):
+            assert all(secret not in text for text in harness.group_texts()), index
+
+    await play_round(harness, preset, buttons=True, on_step=before_showdown)
+    assert seen, "the round was never seen in play"
+    committed, salt = seen[-1]
+    assert all(c == committed for c, _ in seen)  # one shuffle in these rounds
+    texts = harness.group_texts()
+    result = next(t for t in texts if "Соль:" in t)
+    assert committed in result and salt in result
+    assert "/verify 1" in result
+
+    a = harness.users[0]
+    # Round 2 is being played now: its deck is refused, round 1 is checked.
+    engine = (await harness.stored()).state["engine"]
+    if engine["phase"] != "bank":
+        before = len(harness.group.all_messages)
+        await harness.say(a, "/verify 2")
+        replies = harness.bot_texts_since(before)
+        assert len(replies) == 1 and "раскрывается после вскрытия" in replies[0], replies
+        for secret in _secrets(engine):
+            assert all(secret not in text for text in harness.group_texts())
+    before = len(harness.group.all_messages)
+    await harness.say(a, "/verify")
+    reply = harness.bot_texts_since(before)
+    assert len(reply) == 1, reply
+    assert "раунд 1" in reply[0] and "✅ колода честная" in reply[0]
+    assert committed in reply[0] and salt in reply[0]
+    assert "❌" not in reply[0]
+
+
+async def test_verify_in_private_and_in_english(harness: Harness) -> None:
+    await play_round(harness, "classic36", buttons=False, next_round=False)
+    a = harness.users[0]
+    await harness.say(a, "/lang en", harness.bot)  # the user's own language
+    await harness.say(a, "/verify 1", harness.bot)
+    reply = harness.private_texts(a)[-1]
+    assert "Deck check — round 1" in reply and "✅ the deck was fair" in reply, reply
+    await harness.say(a, "/verify 7", harness.bot)
+    assert "no round 7" in harness.private_texts(a)[-1]
+
+
+async def test_verify_before_any_showdown_is_refused(harness: Harness) -> None:
+    a, b = harness.users[:2]
+    harness.script(decks=[["10S", "9S", "7H", "6H"]], lots=[0])
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    await harness.say(b, "/deal")
+    await harness.say(a, "/bank 100")  # Аня banks (the lot): round 1 is dealt
+    engine = (await harness.stored()).state["engine"]
+    assert engine["round_no"] == 1 and engine["shuffles"]
+    before = len(harness.group.all_messages)
+    await harness.say(b, "/verify")
+    reply = harness.bot_texts_since(before)
+    assert len(reply) == 1 and "Ни один раунд ещё не вскрыт" in reply[0], reply
+    await harness.say(b, "/verify 1")
+    reply = harness.bot_texts_since(before)
+    assert "раскрывается после вскрытия" in reply[-1], reply
+    for secret in _secrets(engine):
+        assert all(secret not in text for text in harness.group_texts())
+        assert all(secret not in text for u in harness.users for text in harness.private_texts(u))
