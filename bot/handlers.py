@@ -6,6 +6,7 @@ is refreshed by the publisher afterwards.
 
 from __future__ import annotations
 
+import calendar
 import logging
 import re
 import time
@@ -34,7 +35,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot import render
+from bot import chart, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.locks import KeyedLocks
 from bot.publisher import Publisher
@@ -482,6 +483,12 @@ async def cmd_balance(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await say(update, context, render.balance(display_name(user), amount, lang))
 
 
+def month_start(now: float) -> float:
+    """The unix time of 00:00 UTC on the first day of the month of ``now`` (in UTC)."""
+    day = time.gmtime(now)
+    return float(calendar.timegm((day.tm_year, day.tm_mon, 1, 0, 0, 0)))
+
+
 async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = runtime(context)
     chat, user = update.effective_chat, update.effective_user
@@ -492,10 +499,7 @@ async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await say(update, context, render.text("group_only", lang))
         return
     period = "month" if context.args and context.args[0].lower() in ("month", "месяц") else "all"
-    since = None
-    if period == "month":
-        now = time.gmtime()
-        since = float(time.mktime((now.tm_year, now.tm_mon, 1, 0, 0, 0, 0, 0, -1)))
+    since = month_start(rt.service.clock()) if period == "month" else None
     rows = await rt.storage.leaderboard(chat.id, since=since, limit=10)
     await say(update, context, render.leaderboard(rows, lang, period=period))
 
@@ -552,6 +556,57 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         )
         return
     await say(update, context, render.verify(round_no, shuffles, lang))
+
+
+def reply_target(message: Message | None, user: User) -> User:
+    """Whom a command is about: the author of the message it replies to (a person, not a bot),
+    else the caller."""
+    reply = message.reply_to_message if message is not None else None
+    if message is None or reply is None or reply.from_user is None or reply.from_user.is_bot:
+        return user
+    # In a forum topic a plain message "replies" to the topic's first message.
+    if message.is_topic_message and reply.message_id == message.message_thread_id:
+        return user
+    return reply.from_user
+
+
+async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A PNG of a player's balance over time in this chat: the caller's, or as a reply the
+    replied-to person's. Rendered in a worker thread."""
+    rt = runtime(context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return
+    target = reply_target(message, user)
+    name = display_name(target)
+    player = await rt.storage.get_player(chat.id, target.id)
+    history = await rt.storage.balance_history(chat.id, target.id) if player else []
+    if player is None or not history:
+        await say(update, context, render.text("chart.none", lang, name=name))
+        return
+    try:
+        png = await chart.render_balance_chart_async(
+            history, title=render.chart_title(name, lang), lang=lang
+        )
+    except Exception:
+        log.exception("chart failed chat=%s user=%s", chat.id, target.id)
+        await say(update, context, render.text("chart.failed", lang))
+        return
+    try:
+        await context.bot.send_photo(
+            chat.id,
+            photo=png,
+            filename="balance.png",
+            caption=render.chart_caption(name, player.balance, history[0][1], lang),
+            parse_mode=ParseMode.HTML,
+            message_thread_id=thread_of(message) or None,
+        )
+    except TelegramError as error:
+        log.warning("chart not sent chat=%s: %s", chat.id, error)
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -822,6 +877,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("balance", cmd_balance))
     application.add_handler(CommandHandler("top", cmd_top))
     application.add_handler(CommandHandler("stats", cmd_stats))
+    application.add_handler(CommandHandler("chart", cmd_chart))
     application.add_handler(CommandHandler("verify", cmd_verify))
     application.add_handler(CommandHandler("rules", cmd_rules))
     application.add_handler(CommandHandler("settings", cmd_settings))

@@ -540,6 +540,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "cmd.balance": {"ru": "мой баланс", "en": "my balance"},
     "cmd.top": {"ru": "лучшие игроки чата", "en": "the chat's leaderboard"},
     "cmd.stats": {"ru": "моя статистика", "en": "my statistics"},
+    "cmd.chart": {
+        "ru": "график моего баланса (ответом — чужого)",
+        "en": "my balance chart (as a reply: theirs)",
+    },
     "cmd.rules": {"ru": "правила [набор]", "en": "the rules [preset]"},
     "cmd.settings": {"ru": "настройки чата (админы)", "en": "chat settings (admins)"},
     "cmd.lang": {"ru": "язык: /lang ru или /lang en", "en": "language: /lang ru or /lang en"},
@@ -724,6 +728,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Biggest win: {biggest} · net: {net}",
     },
     "stats.win_rate": {"ru": "Доля побед: {percent}%", "en": "Win rate: {percent}%"},
+    "chart.title": {"ru": "{name}: баланс", "en": "{name}: balance"},
+    "chart.axis_balance": {"ru": "Фишки", "en": "Chips"},
+    "chart.axis_time": {"ru": "Время (UTC)", "en": "Time (UTC)"},
+    "chart.caption": {
+        "ru": "📈 {name}: сейчас <b>{amount}</b> (в начале {start}, итог {net})",
+        "en": "📈 {name}: now <b>{amount}</b> (started with {start}, net {net})",
+    },
+    "chart.none": {
+        "ru": "📈 {name}: в этом чате ещё нет истории баланса — сыграйте раунд.",
+        "en": "📈 {name}: no balance history in this chat yet — play a round.",
+    },
+    "chart.failed": {
+        "ru": "Не получилось нарисовать график. Попробуйте позже.",
+        "en": "Could not draw the chart. Please try again later.",
+    },
     # ------------------------------------------------------------------ settings
     "settings.header": {"ru": "⚙ <b>Настройки чата</b>", "en": "⚙ <b>Chat settings</b>"},
     "settings.preset": {"ru": "Правила: <b>{preset}</b>", "en": "Rules: <b>{preset}</b>"},

@@ -846,6 +846,7 @@ COMMANDS_GROUP = (
     "balance",
     "top",
     "stats",
+    "chart",
     "verify",
     "rules",
     "settings",
@@ -1005,6 +1006,23 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
 
 def balance(name: str, amount: int, lang: str) -> str:
     return t("balance.line", lang, name=escape_name(name), amount=amount)
+
+
+def chart_title(name: str, lang: str) -> str:
+    """The chart's own title: plain text drawn into the picture, not HTML."""
+    return t("chart.title", lang, name=_short(name, 32))
+
+
+def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
+    """The photo's caption (HTML): the current balance against the first one charted."""
+    return t(
+        "chart.caption",
+        lang,
+        name=escape_name(name),
+        amount=amount,
+        start=start,
+        net=_signed(amount - start),
+    )
 
 
 # ---------------------------------------------------------------------- settings

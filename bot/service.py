@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules import events as events_module
+from rules.cards import Card
 from rules.errors import InvalidVariant, RulesError
 from rules.events import (
     BANK,
@@ -25,6 +26,7 @@ from rules.events import (
 from rules.fairness import shuffle_from_dict
 from rules.game import Game
 from rules.randomness import RandomSource
+from rules.scoring import hand_value
 from rules.table import Phase
 from rules.variants import Variant, preset, with_overrides
 from storage import (
@@ -457,7 +459,7 @@ class GameService:
             await tx.set_messages(stored.game_id, table_message_id=None)
         for event in events:
             if isinstance(event, RoundSettled):
-                await self._record_stats(tx, stored.chat_id, event)
+                await self._record_stats(tx, stored.chat_id, event, game.variant)
                 meta.outbox.append({"kind": "result", "event": event.to_dict()})
             elif isinstance(event, SessionEnded):
                 meta.outbox.append({"kind": "ended", "event": event.to_dict()})
@@ -495,7 +497,11 @@ class GameService:
         )
         return Outcome(saved, game, meta, events, chat)
 
-    async def _record_stats(self, tx: Transaction, chat_id: int, event: RoundSettled) -> None:
+    async def _record_stats(
+        self, tx: Transaction, chat_id: int, event: RoundSettled, variant: Variant
+    ) -> None:
+        # The banker's own hand counts too: his 21, golden point or bust.
+        banker_hand = hand_value([Card.parse(code) for code in event.banker_cards], variant)
         banker_net = 0
         for r in event.results:
             if r.outcome == "out":
@@ -524,7 +530,9 @@ class GameService:
                 wins=int(banker_net > 0),
                 losses=int(banker_net < 0),
                 pushes=int(banker_net == 0),
-                golden_points=0,
+                twentyones=int(banker_hand.total == 21 and not banker_hand.golden),
+                golden_points=int(banker_hand.golden),
+                busts=int(banker_hand.bust),
                 net=banker_net,
                 biggest_win=max(banker_net, 0),
             ),

@@ -1,0 +1,248 @@
+"""Statistics: the balance chart (a PNG of the right size, headless), /chart, /stats and /top
+(all time and this month, the month starting at 00:00 UTC)."""
+
+from __future__ import annotations
+
+import calendar
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+
+import pytest
+
+from bot import render
+from bot.chart import render_balance_chart, thin
+from bot.handlers import month_start
+from storage import StatsDelta
+from tests.bot.conftest import Harness
+from tests.bot.test_commands import plain
+from tests.bot.test_rounds import play_round
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+DAY = 86400.0
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, after checking the signature and the chunk's CRC."""
+    assert data.startswith(PNG_SIGNATURE), data[:16]
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert (length, kind) == (13, b"IHDR")
+    body = data[16 : 16 + length]
+    (crc,) = struct.unpack(">I", data[16 + length : 20 + length])
+    assert crc == zlib.crc32(kind + body)
+    width, height = struct.unpack(">II", body[:8])
+    assert data.endswith(b"IEND\xaeB`\x82")
+    return int(width), int(height)
+
+
+def walk(count: int, start: float = 1_767_225_600.0) -> list[tuple[float, int]]:
+    """``count`` balances starting at 1000, a few minutes apart, up and down."""
+    points = [(start, 1000)]
+    balance = 1000
+    for i in range(1, count):
+        balance = max(0, balance + (37 * i) % 101 - 50)
+        points.append((start + 240.0 * i, balance))
+    return points
+
+
+@pytest.mark.parametrize("count", [1, 2, 2000])
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_chart_is_a_png_of_800_by_450(count: int, lang: str) -> None:
+    data = render_balance_chart(walk(count), title="Борис: баланс", lang=lang)
+    assert len(data) > 5000  # drawn, not an empty canvas
+    assert png_size(data) == (800, 450)
+
+
+def test_other_sizes_odd_titles_and_equal_times() -> None:
+    same_second = [(1_767_225_600.0, 1000), (1_767_225_600.0, 950), (1_767_225_600.0, 1100)]
+    data = render_balance_chart(
+        same_second, title="$x^2$ 🎲 <b>Ева</b> " + "Я" * 300, lang="en", size=(640, 360)
+    )
+    assert png_size(data) == (640, 360)
+    with pytest.raises(ValueError):
+        render_balance_chart([], title="x", lang="ru")
+
+
+def test_many_points_are_thinned_keeping_start_end_and_extremes() -> None:
+    points = walk(50_000)
+    points[12_345] = (points[12_345][0], 10_000)  # a spike
+    points[23_456] = (points[23_456][0], 0)
+    kept = thin(points, 800)
+    assert len(kept) <= 4 * 800
+    assert kept[0] == points[0] and kept[-1] == points[-1]
+    assert points[12_345] in kept and points[23_456] in kept
+    assert kept == sorted(kept, key=lambda p: p[0])
+    started = time.perf_counter()
+    assert png_size(render_balance_chart(points, title="x", lang="ru")) == (800, 450)
+    assert time.perf_counter() - started < 10
+
+
+@pytest.fixture
+def far_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process in UTC+14, where local midnight comes 14 hours before UTC's."""
+    monkeypatch.setenv("TZ", "XYZ-14")
+    time.tzset()
+    assert time.timezone == -14 * 3600
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_month_starts_at_midnight_utc(far_east: None) -> None:
+    march = calendar.timegm((2026, 3, 1, 0, 0, 0))
+    assert month_start(march) == march
+    assert month_start(march + 31 * DAY - 1) == march
+    assert month_start(march - 1) == calendar.timegm((2026, 2, 1, 0, 0, 0))
+    new_year = calendar.timegm((2027, 1, 1, 0, 0, 0))
+    assert month_start(new_year - 1) == calendar.timegm((2026, 12, 1, 0, 0, 0))
+
+
+# ------------------------------------------------------------------------------ through the bot
+
+
+async def test_chart_sends_a_png_of_the_players_balance(harness: Harness) -> None:
+    _, b, c, d = harness.users
+    await play_round(harness, "classic36", buttons=False, next_round=False)
+    before = len(harness.calls("sendPhoto"))
+    count = len(harness.group.all_messages)
+    await harness.say(b, "/chart")
+    assert len(harness.calls("sendPhoto")) == before + 1
+    posted = [m for m in harness.group.all_messages[count:] if m.from_bot]
+    assert len(posted) == 1
+    photo = posted[0]
+    assert photo.photo_bytes is not None
+    assert png_size(photo.photo_bytes) == (800, 450)
+    assert photo.caption == plain(render.chart_caption("Борис", 1050, 1000, "ru"))
+    assert "Борис" in (photo.caption or "") and "1050" in (photo.caption or "")
+    history = await harness.rt.storage.balance_history(harness.group.id, b.id)
+    assert [balance for _, balance in history] == [1000, 1050]  # the grant, the win
+
+    # As a reply: the replied-to person's chart.
+    said = await c.send(harness.group, "ну и ладно")
+    await d.send(harness.group, "/chart", reply_to=said)
+    await harness.pump()
+    photo = harness.group.all_messages[-1]
+    assert photo.from_bot and photo.photo_bytes is not None
+    assert png_size(photo.photo_bytes) == (800, 450)
+    assert photo.caption == plain(render.chart_caption("Вика", 975, 1000, "ru"))
+
+
+async def test_chart_without_history_answers_with_text(harness: Harness) -> None:
+    _, b, _, d = harness.users
+    await play_round(harness, "classic36", buttons=False, next_round=False)
+    before = len(harness.calls("sendPhoto"))
+    count = len(harness.group.all_messages)
+    await harness.say(d, "/chart")  # Гоша never sat down in this chat
+    assert harness.bot_texts_since(count) == [plain(render.text("chart.none", "ru", name="Гоша"))]
+    # Replying to the bot's message is about the caller, not the bot.
+    await d.send(harness.group, "/chart", reply_to=harness.group.all_messages[-1])
+    await harness.pump()
+    assert harness.bot_texts_since(count + 2)[-1] == plain(
+        render.text("chart.none", "ru", name="Гоша")
+    )
+    assert len(harness.calls("sendPhoto")) == before
+    # In a private chat the chart belongs to a group.
+    await harness.say(b, "/chart", harness.bot)
+    assert harness.private_texts(b)[-1] == plain(render.text("group_only", "ru"))
+
+
+async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_net(
+    harness: Harness,
+) -> None:
+    a, b, c, d = harness.users
+    # home36: Борис 21 (+50), Вика 19 against the banker's 19 (a push), Гоша busts (−100 with
+    # the fine); the banker Аня nets +50.
+    await play_round(harness, "home36", buttons=False, next_round=False)
+    await harness.say(a, "/endgame")
+    # classic36 with two aces for Борис: the golden point, +40 at once; Вика 17 loses 25 to the
+    # banker Аня, who draws to 21.
+    harness.script(decks=[["AS", "9S", "7H", "AH", "8D", "KD", "10D"]], lots=[0])
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    await harness.say(c, "/join")
+    await harness.say(b, "/deal")
+    for user, text in (
+        (a, "/bank 100"),
+        (b, "/bet 40"),
+        (b, "/hit"),
+        (c, "/bet 25"),
+        (c, "/dark"),
+        (a, "/hit"),
+        (a, "/hit"),
+    ):
+        await harness.say(user, text)
+    assert (await harness.stored()).state["engine"]["phase"] == "round_over"
+
+    storage, chat = harness.rt.storage, harness.group.id
+    expected = {
+        # rounds, wins, losses, pushes, 21s, golden, busts, biggest win, net
+        # Аня banks both: +50, then −15 (her own 21 counts).
+        a.id: (2, 1, 1, 0, 1, 0, 0, 50, 35),
+        b.id: (2, 2, 0, 0, 1, 1, 0, 50, 90),
+        c.id: (2, 0, 1, 1, 0, 0, 0, 0, -25),
+        d.id: (1, 0, 1, 0, 0, 0, 1, 0, -100),
+    }
+    for user in (a, b, c, d):
+        st = await storage.player_stats(chat, user.id)
+        assert st is not None
+        got = (
+            st.rounds,
+            st.wins,
+            st.losses,
+            st.pushes,
+            st.twentyones,
+            st.golden_points,
+            st.busts,
+            st.biggest_win,
+            st.net,
+        )
+        assert got == expected[user.id], user.first_name
+        count = len(harness.group.all_messages)
+        await harness.say(user, "/stats")
+        (shown,) = harness.bot_texts_since(count)
+        assert shown == plain(render.stats(st, user.first_name, "ru"))
+        rounds, wins, _, _, twentyones, golden, busts, biggest, net = expected[user.id]
+        assert f"Раундов: {rounds} · побед: {wins}" in shown
+        assert f"Очко: {twentyones} · золотое очко: {golden} · переборов: {busts}" in shown
+        signed = f"+{net}" if net > 0 else f"−{-net}" if net < 0 else "0"
+        assert f"Крупнейший выигрыш: {biggest} · итог: {signed}" in shown
+
+
+async def test_top_of_all_time_and_of_this_month(harness: Harness, far_east: None) -> None:
+    a, _, c, d = harness.users
+    storage, chat = harness.rt.storage, harness.group.id
+    now = time.time()
+    boundary = month_start(now)
+    real_clock = storage._clock
+    # A round in the last second of the previous month (UTC): Борис +50, Вика −25.
+    storage._clock = lambda: boundary - 1
+    try:
+        await play_round(harness, "classic36", buttons=False, next_round=False)
+        # This month: Вика wins 40 and Аня loses 10 (statistics rows, as a settled round
+        # writes them).
+        storage._clock = lambda: boundary + 1
+        async with storage.transaction() as tx:
+            await tx.add_stats(chat, c.id, StatsDelta(rounds=1, wins=1, net=40, biggest_win=40))
+            await tx.add_stats(chat, a.id, StatsDelta(rounds=1, losses=1, net=-10))
+    finally:
+        storage._clock = real_clock
+    harness.rt.service.clock = lambda: now
+
+    count = len(harness.group.all_messages)
+    await harness.say(d, "/top")
+    await harness.say(d, "/top month")
+    await harness.say(d, "/top месяц")
+    every, month, month_ru = harness.bot_texts_since(count)
+
+    rows = await storage.leaderboard(chat, limit=10)
+    assert [(r.name, r.balance) for r in rows] == [("Борис", 1050), ("Вика", 975), ("Аня", 900)]
+    assert every == plain(render.leaderboard(rows, "ru", period="all"))
+
+    rows = await storage.leaderboard(chat, since=boundary, limit=10)
+    assert [(r.name, r.net, r.rounds, r.wins) for r in rows] == [
+        ("Вика", 40, 1, 1),
+        ("Аня", -10, 1, 0),
+    ]
+    assert month == month_ru == plain(render.leaderboard(rows, "ru", period="month"))
+    assert "Борис" not in month and "+40" in month
