@@ -347,7 +347,9 @@ def _public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
 
 def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
     game = s.game
-    hand = game.hands.get(player)
+    # Between rounds (naming the next bank) the last round's hands are history, not the table.
+    in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER)
+    hand = game.hands.get(player) if in_round else None
     details: list[str] = []
     if hand is not None:
         if hand.stake:
