@@ -173,19 +173,20 @@ class Game:
 
     def stake_range(self, player: int) -> tuple[int, int]:
         """The allowed stake of ``player`` now: ``(1, maximum)``; maximum 0 means none."""
-        seat = self.seat(player)
-        affordable = self._affordable(seat.balance)
-        if self.variant.stake_cap is StakeCap.BANK:
-            cap = self.bank
-        else:
-            staked = sum(h.stake for h in self.hands.values() if h.player != self.banker)
-            still_to_stake = sum(
-                1 for p in self.order if p != player and self.hands[p].status is HandStatus.WAITING
-            )
-            # Room is kept for each player still to stake; a stake of 1 is always allowed.
-            cap = max(1, self.bank - staked - still_to_stake) if self.bank > 0 else 0
-        maximum = min(cap, affordable)
+        affordable = self._affordable(self.seat(player).balance)
+        maximum = min(self._stake_cap(player), affordable)
         return (1, maximum) if maximum >= 1 else (1, 0)
+
+    def _stake_cap(self, player: int) -> int:
+        """What the bank allows ``player`` to stake now, whatever his balance."""
+        if self.variant.stake_cap is StakeCap.BANK:
+            return self.bank
+        staked = sum(h.stake for h in self.hands.values() if h.player != self.banker)
+        still_to_stake = sum(
+            1 for p in self.order if p != player and self.hands[p].status is HandStatus.WAITING
+        )
+        # Room is kept for each player still to stake; a stake of 1 is always allowed.
+        return max(1, self.bank - staked - still_to_stake) if self.bank > 0 else 0
 
     def fine_for(self, stake: int) -> int:
         return stake * self.variant.bust_fine_percent // 100
@@ -343,7 +344,9 @@ class Game:
             )
         if not low <= amount <= high:
             seat = self.seat(player)
-            if amount > high and amount + self.fine_for(amount) > seat.balance:
+            # "Cannot afford" only where the bank would take the stake but the balance cannot
+            # cover its worst case; anything above the bank's limit is simply out of range.
+            if high < amount <= self._stake_cap(player):
                 raise CannotAfford(
                     f"a stake of {amount} is not covered by the balance of {seat.balance}",
                     minimum=low,
