@@ -76,6 +76,7 @@ class Publisher:
         # (chat, message) -> digest of what it shows, to skip identical edits; bounded LRU.
         self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
         self._tables: dict[int, int] = {}  # game -> the table message last shown
+        self._results: dict[int, int] = {}  # game -> its last result message with buttons
 
     # ---------------------------------------------------------------- public
 
@@ -183,7 +184,9 @@ class Publisher:
                 rendered = render.Rendered(_end_note(snap, meta) + ended.text, None)
             await self._wait_turn(stored.chat_id)
             try:
-                await self._send(stored.chat_id, stored.thread_id, rendered)
+                sent = await self._send(stored.chat_id, stored.thread_id, rendered)
+                if item["kind"] == "result" and rendered.markup is not None:
+                    self._results[stored.game_id] = sent.message_id
             except (BadRequest, Forbidden) as error:
                 # The chat is gone or refuses us; keeping the item would retry forever.
                 log.warning(
@@ -225,6 +228,11 @@ class Publisher:
             self._tables[game_id] = message_id
         if previous is not None and previous != message_id:
             await self._strip_buttons(stored.chat_id, previous)
+        if snap.game.phase is not Phase.ROUND_OVER:
+            # The game moved past the last result: its "next round" buttons are stale now.
+            result = self._results.pop(game_id, None)
+            if result is not None:
+                await self._strip_buttons(stored.chat_id, result)
 
     async def _refresh_hand(self, game_id: int, player: int) -> None:
         user = await self.storage.get_user(player)

@@ -206,6 +206,7 @@ async def play_round(
     assert stored.table_message_id is not None
     old_table = harness.group.message(stored.table_message_id)
     assert old_table is not None and old_table.inline_keyboard
+    next_data = harness.data_of(posted[0], Act.NEXT)
     if buttons:
         await harness.press_act(users[plan.round_two_banker], posted[0], Act.NEXT)
     else:
@@ -216,12 +217,14 @@ async def play_round(
     assert harness.table() is not old_table
     assert harness.table().message_id > posted[0].message_id
     assert not old_table.inline_keyboard
+    # The result's "next round" button is gone, and a press that was already on its way is
+    # refused.
+    assert not posted[0].inline_keyboard
     assert (await harness.rt.storage.check_ledger(harness.group.id)).ok
-    if buttons:
-        version = stored.version
-        answer = await harness.press_act(users[0], posted[0], Act.NEXT)
-        assert answer.show_alert
-        assert (await harness.stored()).version == version
+    version = stored.version
+    answer = await harness.press_raw(users[0], posted[0], next_data)
+    assert answer.show_alert
+    assert (await harness.stored()).version == version
 
 
 @pytest.mark.parametrize("preset", list(PLANS))
