@@ -244,7 +244,7 @@ class Chat:
     async def wait_for(
         self,
         match: str | Callable[[Message], bool],
-        timeout: float = 10.0,  # noqa: ASYNC109 -- a plain deadline reads best in tests
+        timeout: float = 10.0,
         *,
         after: int | Message | None = None,
         from_bot: bool | None = True,
@@ -338,7 +338,7 @@ class CallbackQuery:
         if self._answered is not None and not self._answered.done():
             self._answered.set_result(answer)
 
-    async def wait(self, timeout: float = 5.0) -> CallbackAnswer:  # noqa: ASYNC109
+    async def wait(self, timeout: float = 5.0) -> CallbackAnswer:
         """The answerCallbackQuery parameters; TimeoutError if the bot never answers."""
         if self.answer is not None:
             return self.answer

@@ -425,7 +425,7 @@ class BotApiServer:
     async def wait_for(
         self,
         predicate: Callable[[], T | None],
-        timeout: float = 10.0,  # noqa: ASYNC109 -- a plain deadline reads best in tests
+        timeout: float = 10.0,
         *,
         description: str | None = None,
     ) -> T:
@@ -448,7 +448,7 @@ class BotApiServer:
         self,
         method: str,
         predicate: Callable[[RequestRecord], bool] | None = None,
-        timeout: float = 10.0,  # noqa: ASYNC109 -- a plain deadline reads best in tests
+        timeout: float = 10.0,
         *,
         after: int = 0,
     ) -> RequestRecord:
