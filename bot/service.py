@@ -7,7 +7,7 @@ A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeepi
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -545,7 +545,3 @@ class GameService:
 
 def seated_names(game: Game, meta: Meta) -> dict[int, str]:
     return {p: meta.names.get(p, str(p)) for p in game.players}
-
-
-def pending_results(meta: Meta) -> Sequence[dict[str, Any]]:
-    return list(meta.outbox)
