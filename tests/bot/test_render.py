@@ -303,11 +303,17 @@ def test_classic_bank_stake_and_draw_buttons() -> None:
     assert "10♥" not in out.text and "9♠" not in out.text
     game.stake(2, 50)
     out = render.table(snap(game))
-    assert [a for a, _ in buttons(out.markup)] == [Act.HIT, Act.STAND, Act.DARK, Act.PEEK]
+    assert [a for a, _ in buttons(out.markup)] == [
+        Act.HIT,
+        Act.STAND,
+        Act.ODDS,
+        Act.DARK,
+        Act.PEEK,
+    ]
     assert "ещё или хватит?" in out.text
     private = render.hand(snap(game), 2, "ru")
     assert "10♥" in private.text and "Сумма: <b>10</b>" in private.text
-    assert [a for a, _ in buttons(private.markup)] == [Act.HIT, Act.STAND, Act.DARK]
+    assert [a for a, _ in buttons(private.markup)] == [Act.HIT, Act.STAND, Act.ODDS, Act.DARK]
     assert render.peek(snap(game), 2, "ru") == "Ваши карты: 10♥ — 10"
     assert render.peek(snap(game), 9, "ru") == "Вы не в игре"
     assert render.hand(snap(game), 3, "ru").markup is None
