@@ -224,7 +224,9 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     * one request per ``private_interval`` (1.05) per private chat;
     * ``overall_per_second`` (25) per ``overall_window`` (1.0) for the whole bot; 0 disables;
     * ``max_retries`` (3) after a 429, each after ``retry_after`` + ``retry_after_margin`` (0.05);
-    * ``limit_callback_answers`` (True): whether answerCallbackQuery counts overall.
+    * ``limit_callback_answers`` (False): whether answerCallbackQuery counts overall. Telegram
+      does not flood-limit callback answers, and queueing a player's answer behind table edits
+      would make every button feel slow.
     """
 
     __slots__ = (
@@ -251,7 +253,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         overall_window: float = 1.0,
         max_retries: int = 3,
         retry_after_margin: float = 0.05,
-        limit_callback_answers: bool = True,
+        limit_callback_answers: bool = False,
     ) -> None:
         if min(group_per_minute, overall_per_second, max_retries) < 0:
             raise ValueError("counts and max_retries must be >= 0")

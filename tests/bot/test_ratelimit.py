@@ -181,7 +181,8 @@ async def test_private_chat_one_per_interval_and_chats_independent() -> None:
 
 
 async def test_overall_limit_across_chats_and_callback_answers() -> None:
-    paced, rec = limiter(overall_per_second=5, overall_window=0.3), Recorder()
+    paced = limiter(overall_per_second=5, overall_window=0.3, limit_callback_answers=True)
+    rec = Recorder()
     requests = [send(paced, rec, 1000 + n) for n in range(10)]
     requests += [send(paced, rec, None, endpoint="answerCallbackQuery") for _ in range(4)]
     await asyncio.gather(*requests)
@@ -242,7 +243,7 @@ async def test_retry_after_blocks_only_that_chat(caplog: pytest.LogCaptureFixtur
 
 
 async def test_retry_after_without_a_chat_blocks_everything() -> None:
-    paced, rec = limiter(), Recorder()
+    paced, rec = limiter(limit_callback_answers=True), Recorder()
     rec.failures[None] = [retry_after(0.3)]
     first = asyncio.create_task(send(paced, rec, None, endpoint="answerCallbackQuery"))
     await asyncio.sleep(0.05)
