@@ -134,8 +134,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     for game_id, deadline in await storage.games_with_deadlines():
         timers.arm(game_id, deadline)
     # A crash can leave what the chats show behind the stored state (a result still in the
-    # outbox, a table not yet edited): refresh every unfinished game once.
-    for game_id in await storage.stale_games(time.time() + 1.0):
+    # outbox, a table not yet edited): refresh those games, and only those, once.
+    for game_id in await storage.stale_views():
         publisher.touch(game_id)
     timers.start()
     await _register_commands(application)

@@ -220,9 +220,10 @@ class Publisher:
             message_id = await self._show(
                 stored.chat_id, stored.thread_id, stored.table_message_id, rendered
             )
-            if message_id != stored.table_message_id:
-                async with self.storage.transaction() as tx:
-                    await tx.set_messages(game_id, table_message_id=message_id)
+            async with self.storage.transaction() as tx:
+                await tx.set_messages(
+                    game_id, table_message_id=message_id, shown_version=stored.version
+                )
         previous = self._tables.pop(game_id, None)
         if not snap.game.is_over:
             self._tables[game_id] = message_id

@@ -100,6 +100,7 @@ class Transaction(Reads):
         *,
         table_message_id: int | Unset | None = UNSET,
         hand_messages: Mapping[int, int] | Unset | None = UNSET,
+        shown_version: int | Unset = UNSET,
     ) -> None:
         """Record the ids of the live messages; does not bump the version.
 
@@ -166,6 +167,10 @@ class Storage(Reads):
     @abstractmethod
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
         """(game id, deadline) of every unfinished game with a running turn timer."""
+
+    @abstractmethod
+    async def stale_views(self) -> list[int]:
+        """Unfinished games whose table message shows an older version than their state."""
 
     @abstractmethod
     async def stale_games(self, idle_before: float) -> list[int]:

@@ -151,10 +151,17 @@ CREATE TABLE seats (
 CREATE INDEX seats_by_game ON seats (game_id);
 """
 
+_SHOWN_VERSION = """
+-- The state version the group's table message last showed: after a crash, only games whose
+-- table is behind their state need their views refreshed at start-up.
+ALTER TABLE games ADD COLUMN shown_version INTEGER NOT NULL DEFAULT 0;
+"""
+
 MIGRATIONS: Sequence[Migration] = (
     Migration("base schema: chats, users, players, games, ledger, processed updates", _BASE_SCHEMA),
     Migration("statistics, stat events and per-player ledger indexes", _STATS),
     Migration("seats: who sits in which game", _SEATS),
+    Migration("games.shown_version: the version the table message shows", _SHOWN_VERSION),
 )
 
 

@@ -319,6 +319,7 @@ class SqliteTransaction(_SqliteReads, Transaction):
         *,
         table_message_id: int | Unset | None = UNSET,
         hand_messages: Mapping[int, int] | Unset | None = UNSET,
+        shown_version: int | Unset = UNSET,
     ) -> None:
         assignments: list[str] = []
         params: list[object] = []
@@ -328,6 +329,9 @@ class SqliteTransaction(_SqliteReads, Transaction):
         if not isinstance(hand_messages, Unset):
             assignments.append("hand_messages = ?")
             params.append(_dumps({str(k): v for k, v in (hand_messages or {}).items()}))
+        if not isinstance(shown_version, Unset):
+            assignments.append("shown_version = ?")
+            params.append(shown_version)
         if not assignments:
             return
         changed = await self._execute(
@@ -689,6 +693,13 @@ class SqliteStorage(_SqliteReads, Storage):
             "WHERE status != 'finished' AND deadline IS NOT NULL ORDER BY deadline"
         )
         return [(row[0], row[1]) for row in rows]
+
+    async def stale_views(self) -> list[int]:
+        rows = await self._rows(
+            "SELECT game_id FROM games WHERE status != 'finished' AND shown_version < version "
+            "ORDER BY game_id"
+        )
+        return [row[0] for row in rows]
 
     async def stale_games(self, idle_before: float) -> list[int]:
         rows = await self._rows(
