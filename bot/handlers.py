@@ -428,6 +428,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     async with rt.storage.transaction() as tx:
         known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    rt.publisher.forget_user(user.id)
     lang = known.language or rt.settings.default_language
     payload = context.args[0] if context.args else ""
     match = re.fullmatch(r"g([1-9]\d{0,11})", payload)
@@ -517,47 +518,6 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await say(update, context, render.stats(stats, display_name(user), lang))
 
 
-async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/verify [round]: the revealed deck of a settled round of the current game (the group's,
-    or in private the user's own), checked with rules.fairness. A round still being played is
-    refused: its salt and order stay secret until the showdown."""
-    rt = runtime(context)
-    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
-    if message is None or chat is None:
-        return
-    lang = await language_for(rt, chat.id, user)
-    stored: StoredGame | None = None
-    if is_group(chat):
-        stored = await rt.service.active_game(chat.id, thread_of(message))
-    elif user is not None:
-        for game_id in sorted(await rt.storage.seated_games(user.id), reverse=True):
-            stored = await rt.storage.load_game(game_id)
-            if stored is not None:
-                break
-    if stored is None:
-        await say(update, context, render.text("verify.no_game", lang))
-        return
-    game = game_of(stored)
-    last_settled = game.round_no - 1 if game.in_round else game.round_no
-    raw = context.args[0] if context.args else None
-    if raw is None and last_settled < 1:
-        await say(update, context, render.text("verify.none_yet", lang))
-        return
-    round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
-    if round_no == game.round_no and game.in_round:
-        await say(update, context, render.text("verify.not_revealed", lang, round=round_no))
-        return
-    shuffles = game.revealed_round(round_no) if 1 <= round_no <= last_settled else None
-    if shuffles is None:
-        await say(
-            update,
-            context,
-            render.text("verify.no_round", lang, round=round_no, played=max(last_settled, 0)),
-        )
-        return
-    await say(update, context, render.verify(round_no, shuffles, lang))
-
-
 def reply_target(message: Message | None, user: User) -> User:
     """Whom a command is about: the author of the message it replies to (a person, not a bot),
     else the caller."""
@@ -609,6 +569,47 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.warning("chart not sent chat=%s: %s", chat.id, error)
 
 
+async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/verify [round]: the revealed deck of a settled round of the current game (the group's,
+    or in private the user's own), checked with rules.fairness. A round still being played is
+    refused: its salt and order stay secret until the showdown."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or chat is None:
+        return
+    lang = await language_for(rt, chat.id, user)
+    stored: StoredGame | None = None
+    if is_group(chat):
+        stored = await rt.service.active_game(chat.id, thread_of(message))
+    elif user is not None:
+        for game_id in sorted(await rt.storage.seated_games(user.id), reverse=True):
+            stored = await rt.storage.load_game(game_id)
+            if stored is not None:
+                break
+    if stored is None:
+        await say(update, context, render.text("verify.no_game", lang))
+        return
+    game = game_of(stored)
+    last_settled = game.round_no - 1 if game.in_round else game.round_no
+    raw = context.args[0] if context.args else None
+    if raw is None and last_settled < 1:
+        await say(update, context, render.text("verify.none_yet", lang))
+        return
+    round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
+    if round_no == game.round_no and game.in_round:
+        await say(update, context, render.text("verify.not_revealed", lang, round=round_no))
+        return
+    shuffles = game.revealed_round(round_no) if 1 <= round_no <= last_settled else None
+    if shuffles is None:
+        await say(
+            update,
+            context,
+            render.text("verify.no_round", lang, round=round_no, played=max(last_settled, 0)),
+        )
+        return
+    await say(update, context, render.verify(round_no, shuffles, lang))
+
+
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = runtime(context)
     chat, user = update.effective_chat, update.effective_user
@@ -629,6 +630,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     else:
         async with rt.storage.transaction() as tx:
             await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
+        rt.publisher.forget_user(user.id)
     await say(update, context, render.text("lang_set", choice))
 
 
@@ -657,6 +659,7 @@ async def on_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         return
     async with rt.storage.transaction() as tx:
         known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    rt.publisher.forget_user(user.id)
     await say(
         update,
         context,
@@ -890,6 +893,3 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, on_private_text)
     )
     application.add_error_handler(on_error)
-
-
-COMMAND_MENU: dict[str, list[tuple[str, str]]] = {}

@@ -35,12 +35,14 @@ from bot.service import (
     session_ended_from_dict,
 )
 from rules.table import Phase
-from storage import Storage, StoredGame
+from storage import Storage, StoredGame, User
 
 log = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 RETRY_DELAY = 5.0
 SHOWN_LIMIT = 20_000
+USER_CACHE_SECONDS = 60.0
+USER_CACHE_LIMIT = 50_000
 
 
 @dataclass(slots=True)
@@ -76,6 +78,7 @@ class Publisher:
         # (chat, message) -> digest of what it shows, to skip identical edits; bounded LRU.
         self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
         self._tables: dict[int, int] = {}  # game -> the table message last shown
+        self._users: dict[int, tuple[User | None, float]] = {}  # user -> (record, expiry)
         self._results: dict[int, int] = {}  # game -> its last result message with buttons
 
     # ---------------------------------------------------------------- public
@@ -138,8 +141,8 @@ class Publisher:
             await self._refresh_table(game_id)
         game = game_of(stored)
         players = set(game.players) if dirty.all_players else dirty.players & set(game.players)
-        for player in sorted(players):
-            await self._refresh_hand(game_id, player)
+        if players:
+            await self._refresh_hands(game_id, players)
 
     async def _wait_turn(self, chat_id: int) -> None:
         if self.limiter is not None:
@@ -152,11 +155,8 @@ class Publisher:
         game = game_of(stored)
         meta = meta_of(stored)
         chat = await self.storage.get_chat(stored.chat_id)
-        private_ok = set()
-        for player in game.players:
-            user = await self.storage.get_user(player)
-            if user is not None and user.private_opened:
-                private_ok.add(player)
+        users = await self.users(game.players)
+        private_ok = {p for p, user in users.items() if user is not None and user.private_opened}
         return render.Snapshot(
             game_id=stored.game_id,
             version=stored.version,
@@ -235,33 +235,65 @@ class Publisher:
             if result is not None:
                 await self._strip_buttons(stored.chat_id, result)
 
-    async def _refresh_hand(self, game_id: int, player: int) -> None:
-        user = await self.storage.get_user(player)
-        if user is None or not user.private_opened:
+    async def users(self, players: Iterable[int]) -> dict[int, User | None]:
+        """The players' user records (language, private chat opened), cached briefly: every
+        flush needs them, and they change only on /start, /lang or a refused send, which call
+        :meth:`forget_user`."""
+        now = time.monotonic()
+        found: dict[int, User | None] = {}
+        for player in players:
+            cached = self._users.get(player)
+            if cached is None or cached[1] < now:
+                cached = (await self.storage.get_user(player), now + USER_CACHE_SECONDS)
+                self._users[player] = cached
+            found[player] = cached[0]
+        if len(self._users) > USER_CACHE_LIMIT:
+            self._users.clear()
+        return found
+
+    def forget_user(self, user_id: int) -> None:
+        self._users.pop(user_id, None)
+
+    async def _refresh_hands(self, game_id: int, players: set[int]) -> None:
+        """Every private hand from one snapshot; an unchanged hand costs no request at all."""
+        stored = await self.storage.load_game(game_id)
+        if stored is None:
             return
+        snap = await self.snapshot(stored)
+        users = await self.users(players)
+        targets = sorted(
+            p for p in players if snap.game.is_seated(p) and p in snap.private_ok and users[p]
+        )
+        shown = await asyncio.gather(
+            *(self._refresh_hand(stored, snap, p, users[p]) for p in targets)
+        )
+        new = {p: m for p, m in zip(targets, shown, strict=True) if m is not None}
+        new = {p: m for p, m in new.items() if stored.hand_messages.get(p) != m}
+        if new:
+            async with self.locks.hold(game_id), self.storage.transaction() as tx:
+                fresh = await tx.load_game(game_id)
+                if fresh is not None:
+                    await tx.set_messages(game_id, hand_messages=dict(fresh.hand_messages) | new)
+
+    async def _refresh_hand(
+        self, stored: StoredGame, snap: render.Snapshot, player: int, user: User | None
+    ) -> int | None:
+        lang = (user.language if user else None) or snap.lang
+        rendered = render.hand(snap, player, lang)
+        current = stored.hand_messages.get(player)
+        if current is not None and self._shown.get((player, current)) == _digest(rendered):
+            return current
         await self._wait_turn(player)
-        async with self.locks.hold(game_id):
-            stored = await self.storage.load_game(game_id)
-            if stored is None:
-                return
-            snap = await self.snapshot(stored)
-            if not snap.game.is_seated(player):
-                return
-            lang = user.language or snap.lang
-            rendered = render.hand(snap, player, lang)
-            current = stored.hand_messages.get(player)
-            try:
-                message_id = await self._show(player, 0, current, rendered)
-            except Forbidden:
-                # Blocked, or never really opened: fall back to the "👁 my cards" alert.
-                async with self.storage.transaction() as tx:
-                    await tx.upsert_user(player, user.name, private_opened=False)
-                return
-            if message_id != current:
-                hands = dict(stored.hand_messages)
-                hands[player] = message_id
-                async with self.storage.transaction() as tx:
-                    await tx.set_messages(game_id, hand_messages=hands)
+        try:
+            return await self._show(player, 0, current, rendered)
+        except Forbidden:
+            # Blocked, or never really opened: fall back to the "👁 my cards" alert.
+            async with self.storage.transaction() as tx:
+                await tx.upsert_user(
+                    player, user.name if user else str(player), private_opened=False
+                )
+            self.forget_user(player)
+            return None
 
     # ---------------------------------------------------------------- sending
 

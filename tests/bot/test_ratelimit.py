@@ -370,7 +370,8 @@ async def test_two_hundred_groups_at_once_and_idle_states_are_dropped() -> None:
     await asyncio.gather(*(send(paced, rec, chat) for chat in groups for _ in range(3)))
     elapsed = time.monotonic() - started
     assert len(rec.calls) == 600
-    assert elapsed < 0.8  # every group's third message waits 0.2 s, concurrently
+    # Every group's third message waits 0.2 s, concurrently: one after another would take 40 s.
+    assert elapsed < 5.0
     for chat in groups[:20]:
         assert max_in_window(rec.stamps(chat), 0.2) <= 2
     await asyncio.sleep(0.25)
