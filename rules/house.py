@@ -37,7 +37,7 @@ and every ordered sequence of the house's draws.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations, product
@@ -46,7 +46,7 @@ from typing import Literal
 
 from rules.cards import Card, build_deck
 from rules.game import Game
-from rules.scoring import HandValue, hand_value, is_natural
+from rules.scoring import HandValue, card_value, hand_value, is_natural
 from rules.table import HandStatus, Phase
 from rules.variants import Variant
 
@@ -123,7 +123,7 @@ def _possible(cards: Sequence[Card], variant: Variant) -> bool:
     return not is_natural(cards, variant)
 
 
-def _can_draw(cards: Sequence[Card], value: HandValue, variant: Variant, left: int) -> bool:
+def _can_draw(cards: Sequence[object], value: HandValue, variant: Variant, left: int) -> bool:
     return not value.bust and not value.twenty_one and len(cards) < variant.max_cards and left > 0
 
 
@@ -134,33 +134,104 @@ def _rank_card(rank: str) -> Card:
     return Card(rank, "1" if rank == "X" else "S")
 
 
-def _multisets(
-    ranks: Sequence[tuple[str, int]], size: int, start: int = 0
-) -> Iterator[tuple[tuple[str, ...], int]]:
-    """Every multiset of ``size`` ranks from the pool ``ranks`` (rank, count) with the number of
-    ways to draw it: the product of C(count, taken)."""
-    if size == 0:
-        yield (), 1
-        return
-    for index in range(start, len(ranks)):
-        rank, count = ranks[index]
-        for taken in range(1, min(count, size) + 1):
-            ways = comb(count, taken)
-            for rest, rest_ways in _multisets(ranks, size - taken, index + 1):
-                yield (rank,) * taken + rest, ways * rest_ways
+Summary = tuple[int, int, int, int]
+"""What a hand's value depends on: the sum of its cards other than aces and jokers, the aces,
+the jokers, the number of cards (the golden point and naturals need it)."""
 
 
-def _distribution(opponent: Opponent, ranks: Sequence[tuple[str, int]], variant: Variant) -> (
-    tuple[dict[HandValue, int], int]
-):
-    """The weights of the opponent's possible hand values, and their total."""
+class _Values:
+    """Hand values by :data:`Summary`, each computed once by :func:`rules.scoring.hand_value`
+    on the first hand met with that summary (every hand with it has the same value)."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self._values: dict[Summary, HandValue] = {}
+        self._possible: dict[Summary, bool] = {}
+        self._steps: dict[str, Summary] = {}
+
+    def step(self, rank: str) -> Summary:
+        """What one card of ``rank`` adds to a summary."""
+        known = self._steps.get(rank)
+        if known is None:
+            if rank == "A":
+                known = (0, 1, 0, 1)
+            elif rank == "X":
+                known = (0, 0, 1, 1)
+            else:
+                known = (card_value(_rank_card(rank), self.variant), 0, 0, 1)
+            self._steps[rank] = known
+        return known
+
+    def summary(self, ranks: Sequence[str]) -> Summary:
+        fixed = aces = jokers = 0
+        for rank in ranks:
+            f, a, j, _ = self.step(rank)
+            fixed, aces, jokers = fixed + f, aces + a, jokers + j
+        return fixed, aces, jokers, len(ranks)
+
+    def value(self, summary: Summary, ranks: Sequence[str]) -> HandValue:
+        """The value of a hand of ``ranks``, whose summary is ``summary``."""
+        known = self._values.get(summary)
+        if known is None:
+            known = hand_value([_rank_card(rank) for rank in ranks], self.variant)
+            self._values[summary] = known
+        return known
+
+    def possible(self, summary: Summary, ranks: Sequence[str]) -> bool:
+        known = self._possible.get(summary)
+        if known is None:
+            known = _possible([_rank_card(rank) for rank in ranks], self.variant)
+            self._possible[summary] = known
+        return known
+
+
+_CACHES: dict[Variant, _Values] = {}
+
+
+def _values_of(variant: Variant) -> _Values:
+    cache = _CACHES.get(variant)
+    if cache is None:
+        if len(_CACHES) > 64:  # overridden variants of many chats: keep the memory bounded
+            _CACHES.clear()
+        cache = _CACHES[variant] = _Values(variant)
+    return cache
+
+
+def _add(summary: Summary, step: Summary, times: int = 1) -> Summary:
+    return (
+        summary[0] + times * step[0],
+        summary[1] + times * step[1],
+        summary[2] + times * step[2],
+        summary[3] + times * step[3],
+    )
+
+
+def _distribution(
+    opponent: Opponent, ranks: Sequence[tuple[str, int]], values: _Values
+) -> tuple[dict[HandValue, int], int]:
+    """The weights of the opponent's possible hand values, and their total: the ways to draw his
+    hidden cards from the pool, by summary of the whole hand (rank type by rank type, taking
+    0 to ``count`` cards of each, C(count, taken) ways)."""
+    seen = [card.rank for card in opponent.seen]
+    # summary -> (ways, one hand of ranks with that summary)
+    states: dict[Summary, tuple[int, list[str]]] = {values.summary(seen): (1, seen)}
+    for rank, count in ranks:
+        step = values.step(rank)
+        grown: dict[Summary, tuple[int, list[str]]] = {}
+        for summary, (ways, hand) in states.items():
+            room = opponent.hidden - (summary[3] - len(seen))
+            for taken in range(min(count, room) + 1):
+                key = _add(summary, step, taken)
+                old = grown.get(key)
+                more = ways * comb(count, taken)
+                grown[key] = (more + old[0], old[1]) if old else (more, hand + [rank] * taken)
+        states = grown
     weights: dict[HandValue, int] = {}
     total = 0
-    for drawn, ways in _multisets(ranks, opponent.hidden):
-        cards = list(opponent.seen) + [_rank_card(rank) for rank in drawn]
-        if not _possible(cards, variant):
+    for summary, (ways, hand) in states.items():
+        if summary[3] != len(seen) + opponent.hidden or not values.possible(summary, hand):
             continue
-        value = hand_value(cards, variant)
+        value = values.value(summary, hand)
         weights[value] = weights.get(value, 0) + ways
         total += ways
     return weights, total
@@ -168,58 +239,76 @@ def _distribution(opponent: Opponent, ranks: Sequence[tuple[str, int]], variant:
 
 def evaluate(position: View) -> tuple[Fraction, Fraction | None]:
     """The house's exact expected chips if it stands now, and if it draws (then plays on
-    optimally); None where it cannot draw."""
+    optimally); None where it cannot draw.
+
+    The arithmetic is in integers: stand values are scaled by ``D``, the product of the players'
+    totals of weights, and a value after ``d`` draws by ``M_d = (n-d)(n-d-1)…`` down to the last
+    possible draw (``n`` the unseen cards), so that averaging over the next card is a plain sum.
+    The house's draws are memoised on the counts drawn of each rank.
+    """
     variant = position.variant
+    values = _values_of(variant)
     counts = Counter(card.rank for card in position.unseen)
     ranks = sorted(counts.items())
+    size = len(position.unseen)
     distributions = []
+    scale = 1  # D
     for opponent in position.opponents:
-        weights, total = _distribution(opponent, ranks, variant)
+        weights, total = _distribution(opponent, ranks, values)
         if total:
             distributions.append((opponent.stake, weights, total))
-    stand_values: dict[HandValue, Fraction] = {}
+            scale *= total
+    stand_values: dict[HandValue, int] = {}
 
-    def stand(value: HandValue) -> Fraction:
+    def stand(value: HandValue) -> int:
+        """The expected chips of standing on ``value``, times D."""
         known = stand_values.get(value)
         if known is None:
-            known = Fraction(0)
+            known = 0
             for stake, weights, total in distributions:
                 wins = sum(w * _payoff(value, v, variant) for v, w in weights.items())
-                known += Fraction(stake * wins, total)
+                known += stake * wins * (scale // total)
             stand_values[value] = known
         return known
 
-    memo: dict[tuple[str, ...], Fraction] = {}
-    size = len(position.unseen)
+    own = [card.rank for card in position.own]
+    depth = max(0, min(variant.max_cards - len(own), size))  # draws the house can still make
+    multipliers = [1] * (depth + 2)  # M_d
+    for d in range(depth - 1, -1, -1):
+        multipliers[d] = multipliers[d + 1] * (size - d)
+    steps = [values.step(rank) for rank, _ in ranks]
+    memo: dict[tuple[int, ...], int] = {}
 
-    def hit(drawn: tuple[str, ...]) -> Fraction:
-        """Draw one card after ``drawn`` and play on optimally."""
-        left = size - len(drawn)
-        taken = Counter(drawn)
-        result = Fraction(0)
-        for rank, count in ranks:
-            remaining = count - taken[rank]
+    def hit(drawn: tuple[int, ...], summary: Summary, hand: list[str]) -> int:
+        """Draw one card after ``drawn`` (counts by rank) and play on optimally: times D·M_d."""
+        result = 0
+        for index, (rank, count) in enumerate(ranks):
+            remaining = count - drawn[index]
             if remaining > 0:
-                result += remaining * best(tuple(sorted((*drawn, rank))))
-        return result / left
+                child = (*drawn[:index], drawn[index] + 1, *drawn[index + 1 :])
+                result += remaining * best(child, _add(summary, steps[index]), hand, rank)
+        return result
 
-    def best(drawn: tuple[str, ...]) -> Fraction:
+    def best(drawn: tuple[int, ...], summary: Summary, hand: list[str], rank: str) -> int:
+        """The value of the best play after ``drawn``: times D·M_d, d the cards drawn."""
         known = memo.get(drawn)
         if known is not None:
             return known
-        cards = list(position.own) + [_rank_card(rank) for rank in drawn]
-        value = hand_value(cards, variant)
-        result = stand(value)
-        if _can_draw(cards, value, variant, size - len(drawn)):
-            result = max(result, hit(drawn))
+        cards = [*hand, rank]
+        value = values.value(summary, cards)
+        taken = summary[3] - len(own)
+        result = stand(value) * multipliers[taken]
+        if _can_draw(cards, value, variant, size - taken):
+            result = max(result, hit(drawn, summary, cards))
         memo[drawn] = result
         return result
 
-    own_value = hand_value(position.own, variant)
-    standing = stand(own_value)
-    if not _can_draw(position.own, own_value, variant, size):
+    start = values.summary(own)
+    own_value = values.value(start, own)
+    standing = Fraction(stand(own_value), scale)
+    if not _can_draw(own, own_value, variant, size):
         return standing, None
-    return standing, hit(())
+    return standing, Fraction(hit((0,) * len(ranks), start, own), scale * multipliers[0])
 
 
 def decide_view(position: View) -> Decision:

@@ -33,6 +33,7 @@ from rules.cards import Card
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled
 from rules.game import Game, new_game
+from rules.house import bank_amount, decide
 from rules.randomness import RandomSource
 from rules.table import Phase
 from rules.variants import PRESETS, Variant
@@ -66,6 +67,7 @@ class Strategy:
     player_hits: HitFn
     banker_hits: HitFn
     description: str = ""
+    house: bool = False  # seat 1 is a fixed house banker (rules.house) who banks every round
 
 
 def fixed_bank(amount: int) -> BankFn:
@@ -117,12 +119,40 @@ def threshold_strategy(
     )
 
 
+def house_bank(game: Game, banker: int, maximum: int) -> int:
+    """The house names the largest bank allowed (:func:`rules.house.bank_amount`)."""
+    return bank_amount(game, banker)
+
+
+def house_hits(game: Game, banker: int) -> bool:
+    """The house banker's exact optimal draw (:func:`rules.house.decide`)."""
+    return decide(game, banker) == "hit"
+
+
+def house_strategy(name: str = "house", *, player_stand: int = 17, stake: int = 10) -> Strategy:
+    """Seat 1 is the house banker of issue 8: it banks every round, names the largest bank
+    allowed and draws by :func:`rules.house.decide`; players stand on ``player_stand``+."""
+    return Strategy(
+        name=name,
+        bank=house_bank,
+        stake=fixed_stake(stake),
+        player_hits=draw_below(player_stand),
+        banker_hits=house_hits,
+        description=(
+            f"the house banks every round and draws optimally (rules.house); players stand on "
+            f"{player_stand}+, stakes of {stake}, the bank is the house's whole balance"
+        ),
+        house=True,
+    )
+
+
 STRATEGIES: dict[str, Strategy] = {
     s.name: s
     for s in (
         threshold_strategy("threshold"),
         threshold_strategy("cautious", player_stand=15),
         threshold_strategy("bold", player_stand=19),
+        house_strategy(),
     )
 }
 DEFAULT_STRATEGY = "threshold"
@@ -291,7 +321,11 @@ def play(
         if game is None or game.phase is Phase.ENDED:
             if game is not None and tally.rounds == session_start:
                 raise RulesError(f"a {variant.name} session ended without playing a round")
-            game = new_game(variant, seating, source=rng)
+            if plan.house:
+                game = new_game(variant, seating[1:], source=rng)
+                game.join(seating[0][0], seating[0][1], house=True)
+            else:
+                game = new_game(variant, seating, source=rng)
             tally.sessions += 1
             session_start = tally.rounds
             events = game.start()
