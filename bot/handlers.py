@@ -760,6 +760,7 @@ SETTING_OPTIONS: dict[str, tuple[str, ...]] = {
     "fine": ("0", "50", "100"),
     "acelow": ("on", "off"),
     "timeout": ("30", "60", "120"),
+    "house": ("on", "off"),
     "lang": ("ru", "en"),
     "close": ("x",),
 }
@@ -819,6 +820,8 @@ def apply_setting(settings: ChatSettings, key: str, value: str) -> ChatSettings:
         return replace(settings, language=value)
     if key == "timeout":
         return replace(settings, turn_timeout=int(value))
+    if key == "house":
+        return replace(settings, house_banker=value == "on")
     names = {"dark_draw": "dark_draw", "fine": "bust_fine_percent", "acelow": "ace_low_on_bust"}
     parsed: Any = int(value) if key == "fine" else value == "on"
     overrides = dict(settings.overrides) | {names[key]: parsed}

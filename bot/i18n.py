@@ -764,6 +764,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "settings.btn.fine": {"ru": "Штраф {value}%", "en": "Fine {value}%"},
     "settings.btn.acelow": {"ru": "Туз=1 {value}", "en": "Ace=1 {value}"},
     "settings.btn.timeout": {"ru": "⏱ {value} с", "en": "⏱ {value} s"},
+    "settings.house": {"ru": "Банкир-бот (🏦 Дом): {value}", "en": "House banker (🏦): {value}"},
+    "settings.btn.house": {"ru": "🏦 Дом {value}", "en": "🏦 House {value}"},
     "settings.saved": {"ru": "Сохранено ✅", "en": "Saved ✅"},
     "settings.closed": {"ru": "Настройки закрыты.", "en": "Settings closed."},
     "settings.admins_only": {

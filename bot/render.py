@@ -18,6 +18,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import Act, GameButton, SettingButton
 from bot.i18n import has, t, t_map
+from bot.service import HOUSE_ID, HOUSE_NAMES
 from rules.cards import Card
 from rules.events import (
     BankBroken,
@@ -941,6 +942,11 @@ def rules_text(preset_name: str, lang: str, variant: Variant | None = None) -> s
     return "\n".join(lines[:25])
 
 
+def _top_name(row: LeaderboardRow, lang: str) -> str:
+    """A player's name on /top; the house banker's in the reader's language."""
+    return HOUSE_NAMES.get(lang, row.name) if row.user_id == HOUSE_ID else row.name
+
+
 def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
     """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result)."""
     period_key = f"top.period.{period}"
@@ -958,7 +964,7 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
                 "top.row",
                 lang,
                 place=place,
-                name=escape_name(row.name),
+                name=escape_name(_top_name(row, lang)),
                 balance=row.balance,
                 net=_signed(row.net),
                 rounds=row.rounds,
@@ -968,7 +974,7 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
                 "top.row_period",
                 lang,
                 place=place,
-                name=escape_name(row.name),
+                name=escape_name(_top_name(row, lang)),
                 net=_signed(row.net),
                 rounds=row.rounds,
                 wins=row.wins,
@@ -1042,6 +1048,7 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
     fine_raw = overrides.get("bust_fine_percent", base.bust_fine_percent)
     fine = fine_raw if isinstance(fine_raw, int) else base.bust_fine_percent
     acelow = bool(overrides.get("ace_low_on_bust", base.ace_low_on_bust))
+    house = settings.house_banker
     lines = [
         t("settings.header", lang),
         "",
@@ -1054,6 +1061,7 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
         lines.append(t("settings.timeout", lang, value=settings.turn_timeout))
     else:
         lines.append(t("settings.timeout_default", lang))
+    lines.append(t("settings.house", lang, value=_onoff(settings.house_banker, lang)))
     lines.append(t("settings.lang", settings.language))
     if overrides:
         items = ", ".join(html.escape(f"{k}={v}") for k, v in sorted(overrides.items()))
@@ -1093,6 +1101,10 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
                 settings.turn_timeout == sec,
             )
             for sec in (30, 60, 120)
+        ],
+        [
+            btn(t("settings.btn.house", lang, value=t(v, lang)), "house", v, (v == "on") == house)
+            for v in ("on", "off")
         ],
         [
             btn("🇷🇺 Русский", "lang", "ru", settings.language == "ru"),

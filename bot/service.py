@@ -25,6 +25,7 @@ from rules.events import (
 )
 from rules.fairness import shuffle_from_dict
 from rules.game import Game
+from rules.house import bank_amount, decide
 from rules.randomness import RandomSource
 from rules.scoring import hand_value
 from rules.table import Phase
@@ -43,6 +44,11 @@ from storage import (
 )
 
 NEWS_KEEP = 4  # notable events kept for the table's news line
+# The house banker (a chat setting): a reserved player id, never a Telegram user's, with a chat
+# balance granted once through the ledger like any player's, shown on /top under its name.
+HOUSE_ID = 0
+HOUSE_BALANCE = 100_000
+HOUSE_NAMES = {"ru": "🏦 Дом", "en": "🏦 House"}
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
 
 
@@ -251,6 +257,8 @@ class GameService:
             )
             events = game.join(actor.user_id, player.balance)
             meta = Meta(creator_id=actor.user_id, names={actor.user_id: actor.name})
+            if chat.house_banker:
+                events += await self._seat_house(tx, chat, game, meta)
             meta.decision = decision_of(game)
             try:
                 stored = await tx.create_game(
@@ -258,7 +266,7 @@ class GameService:
                 )
             except GameExists:
                 raise Refused("game_exists") from None
-            await tx.set_seats(stored.game_id, game.players)
+            await tx.set_seats(stored.game_id, people(game))
             return Outcome(stored, game, meta, events, chat)
 
     async def act(
@@ -314,6 +322,7 @@ class GameService:
             seated_before = set(game.players)
             try:
                 events = await self._perform(tx, stored, game, meta, actor, command)
+                events += self._play_house(game)
             except RulesError as error:
                 raise Refused.from_rules(error) from None
             if actor is not None:
@@ -321,7 +330,7 @@ class GameService:
             if game.is_over:
                 await tx.set_seats(game_id, ())
             elif set(game.players) != seated_before:
-                await tx.set_seats(game_id, game.players)
+                await tx.set_seats(game_id, people(game))
             return await self._commit(tx, stored, game, meta, events, chat)
 
     async def drop_outbox(self, game_id: int, count: int) -> None:
@@ -429,6 +438,31 @@ class GameService:
     def _next(self, game: Game, meta: Meta) -> list[Event]:
         meta.idle_round = True
         return game.next_round()
+
+    async def _seat_house(
+        self, tx: Transaction, chat: ChatSettings, game: Game, meta: Meta
+    ) -> list[Event]:
+        """Seat the house banker in a new lobby, with its chat balance (granted once)."""
+        name = HOUSE_NAMES.get(chat.language, HOUSE_NAMES["en"])
+        house = await tx.ensure_player(chat.chat_id, HOUSE_ID, name, HOUSE_BALANCE)
+        meta.names[HOUSE_ID] = name
+        return game.join(HOUSE_ID, house.balance, house=True)
+
+    @staticmethod
+    def _play_house(game: Game) -> list[Event]:
+        """The house's own turns, played at once after the action that gave it the turn (so it
+        never waits on a timer): it names the bank and draws by rules.house."""
+        events: list[Event] = []
+        house = game.house
+        while house is not None and game.turn == house:
+            if game.phase is Phase.BANK:
+                events += game.set_bank(house, bank_amount(game, house))
+            elif game.phase is Phase.BANKER:
+                move = decide(game, house)
+                events += game.hit(house) if move == "hit" else game.stand(house)
+            else:
+                break
+        return events
 
     async def _commit(
         self,
@@ -541,6 +575,11 @@ class GameService:
     @staticmethod
     def _state(game: Game, meta: Meta) -> dict[str, Any]:
         return {"engine": game.to_dict(), "meta": meta.to_dict()}
+
+
+def people(game: Game) -> list[int]:
+    """The seated persons: the house banker is not a person (no seat row, no game cap)."""
+    return [p for p in game.players if p != game.house]
 
 
 def seated_names(game: Game, meta: Meta) -> dict[int, str]:

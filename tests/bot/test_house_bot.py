@@ -1,0 +1,76 @@
+"""The house banker in a chat: an admin turns it on, /newgame seats it, a round is played
+against it by buttons, it names the bank and draws by itself (never on a timer), and /top
+lists it under its name."""
+
+from __future__ import annotations
+
+from bot import render
+from bot.callbacks import Act
+from bot.service import HOUSE_BALANCE, HOUSE_ID
+from tests.bot.conftest import Harness
+from tests.bot.test_commands import plain, setting
+
+
+async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
+    a, b, _, _ = harness.users
+    await harness.say(a, "/settings")
+    menu = harness.group.last_with_buttons()
+    assert menu is not None
+    answer = await harness.press_data(a, menu, setting(menu, "house", "on"))
+    assert not answer.show_alert, answer
+    assert (await harness.rt.storage.get_chat(harness.group.id)).house_banker
+
+    # Seats: Аня, the house, Борис. The house banks: Борис plays first, then Аня.
+    harness.script(decks=[["10S", "9S", "7H", "AS", "6D", "6C", "6H", "6S"]])
+    await harness.say(a, "/newgame")
+    stored = await harness.stored()
+    assert stored.state["engine"]["house"] == HOUSE_ID
+    assert await harness.rt.storage.seated_games(HOUSE_ID) == []  # not a person's seat
+    house = await harness.rt.storage.get_player(harness.group.id, HOUSE_ID)
+    assert house is not None and house.balance == HOUSE_BALANCE  # granted through the ledger
+    answer = await harness.press_act(b, harness.table(), Act.JOIN)
+    assert not answer.show_alert, answer
+    await harness.press_act(a, harness.table(), Act.START)
+
+    stored = await harness.stored()
+    engine = stored.state["engine"]
+    assert (engine["banker"], engine["bank"]) == (HOUSE_ID, HOUSE_BALANCE)  # named by itself
+    assert (engine["phase"], engine["turn"]) == ("stake", b.id)
+    stakes = [btn.amount for btn in harness.acts(harness.table()) if btn.act is Act.BET]
+    await harness.press_act(b, harness.table(), Act.BET, stakes[0])
+    await harness.press_act(b, harness.table(), Act.HIT)  # 10 + A = 21: paid at once
+    stakes = [btn.amount for btn in harness.acts(harness.table()) if btn.act is Act.BET]
+    await harness.press_act(a, harness.table(), Act.BET, stakes[0])
+    before = (await harness.stored()).version
+    await harness.press_act(a, harness.table(), Act.STAND)  # 9; the house plays at once
+
+    stored = await harness.stored()
+    engine = stored.state["engine"]
+    assert engine["phase"] == "round_over" and engine["banker"] == HOUSE_ID
+    assert stored.version == before + 2  # Аня's stand (the house drew in it) and the result
+    house_hand = next(h for h in engine["hands"] if h["player"] == HOUSE_ID)
+    assert house_hand["cards"][0] == "7H" and len(house_hand["cards"]) >= 2  # it drew on 7
+    assert not any(
+        entry.get("p") == HOUSE_ID and entry["a"] == "timeout" for entry in engine["log"]
+    )
+    ledger = await harness.rt.storage.check_ledger(harness.group.id)
+    assert ledger.ok, ledger
+
+    # The next round: the house keeps the bank and the table waits on Борис, not on the house.
+    await harness.press_act(b, harness.table(), Act.NEXT)
+    engine = (await harness.stored()).state["engine"]
+    assert engine["banker"] == HOUSE_ID and engine["turn"] == b.id
+
+    await harness.say(b, "/top")
+    rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
+    assert HOUSE_ID in [row.user_id for row in rows]
+    top = harness.bot_texts_since(len(harness.group.all_messages) - 1)[-1]
+    assert top == plain(render.leaderboard(rows, "ru", period="all"))
+    assert "🏦 Дом" in top
+
+
+async def test_the_house_is_off_by_default(harness: Harness) -> None:
+    a, _, _, _ = harness.users
+    await harness.say(a, "/newgame")
+    engine = (await harness.stored()).state["engine"]
+    assert engine["house"] is None and [s["player"] for s in engine["seats"]] == [a.id]
