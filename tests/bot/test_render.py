@@ -503,10 +503,10 @@ def test_settings_menu(lang: str) -> None:
             assert setting is not None and setting.chat_id == settings.chat_id
             parsed.append((setting.key, setting.value))
     keys = {k for k, _ in parsed}
-    assert keys == {"preset", "dark_draw", "fine", "acelow", "timeout", "lang", "close"}
+    assert keys == {"preset", "dark_draw", "fine", "acelow", "timeout", "house", "lang", "close"}
     assert {v for k, v in parsed if k == "preset"} == set(PRESETS)
     chosen = [b.text for row in out.markup.inline_keyboard for b in row if b.text.startswith("✅")]
-    assert len(chosen) == 6  # preset, dark off, fine 100, acelow off, timeout 60, language
+    assert len(chosen) == 7  # preset, dark off, fine 100, acelow off, timeout 60, house off, lang
 
 
 def test_card() -> None:
