@@ -492,6 +492,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "ru": "Вы уже играете за {limit} столами — больше нельзя.",
         "en": "You already play at {limit} tables — that is the limit.",
     },
+    "refusal.house_busy": {
+        "ru": "Дом уже держит банк за другим столом этого чата — доиграйте там или выключите дом.",
+        "en": "The house already banks at another table of this chat — finish there first.",
+    },
     "refusal.seated_in_chat": {
         "ru": "Вы уже сидите за другим столом в этом чате — сначала доиграйте там.",
         "en": "You already sit at another table in this chat — finish that game first.",

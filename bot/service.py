@@ -266,7 +266,7 @@ class GameService:
                 )
             except GameExists:
                 raise Refused("game_exists") from None
-            await tx.set_seats(stored.game_id, people(game))
+            await tx.set_seats(stored.game_id, game.players)
             return Outcome(stored, game, meta, events, chat)
 
     async def act(
@@ -330,7 +330,7 @@ class GameService:
             if game.is_over:
                 await tx.set_seats(game_id, ())
             elif set(game.players) != seated_before:
-                await tx.set_seats(game_id, people(game))
+                await tx.set_seats(game_id, game.players)
             return await self._commit(tx, stored, game, meta, events, chat)
 
     async def drop_outbox(self, game_id: int, count: int) -> None:
@@ -443,6 +443,12 @@ class GameService:
         self, tx: Transaction, chat: ChatSettings, game: Game, meta: Meta
     ) -> list[Event]:
         """Seat the house banker in a new lobby, with its chat balance (granted once)."""
+        # The house's chips are one balance per chat: two tables of one chat (forum topics)
+        # would both spend it, so the house banks at one table of a chat at a time.
+        for game_id in await tx.seated_games(HOUSE_ID):
+            other = await tx.load_game(game_id)
+            if other is not None and other.chat_id == chat.chat_id:
+                raise Refused("house_busy")
         name = HOUSE_NAMES.get(chat.language, HOUSE_NAMES["en"])
         house = await tx.ensure_player(chat.chat_id, HOUSE_ID, name, HOUSE_BALANCE)
         meta.names[HOUSE_ID] = name
@@ -576,10 +582,6 @@ class GameService:
     def _state(game: Game, meta: Meta) -> dict[str, Any]:
         return {"engine": game.to_dict(), "meta": meta.to_dict()}
 
-
-def people(game: Game) -> list[int]:
-    """The seated persons: the house banker is not a person (no seat row, no game cap)."""
-    return [p for p in game.players if p != game.house]
 
 
 def seated_names(game: Game, meta: Meta) -> dict[int, str]:

@@ -298,3 +298,14 @@ async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
 
 def now() -> float:
     return time.time()
+
+
+@pytest.fixture
+async def forum(tmp_path: Path) -> AsyncIterator[Harness]:
+    """The harness in a forum group (topics)."""
+    server = BotApiServer(flood_limits=False)
+    h = await start_harness(server, make_settings(tmp_path), forum=True)
+    try:
+        yield h
+    finally:
+        await stop_harness(h)

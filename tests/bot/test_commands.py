@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 
 from bot import i18n, render
 from bot.callbacks import Act
-from tests.bot.conftest import Harness, make_settings, start_harness, stop_harness
+from tests.bot.conftest import Harness
 from tests.bot.test_rounds import play_round
-from tests.botapi import BotApiServer
 from tests.botapi.models import Message
 
 
@@ -133,16 +128,6 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     # In a private chat these belong to the group.
     await harness.say(b, "/balance", harness.bot)
     assert harness.private_texts(b)[-1] == plain(render.text("group_only", "ru"))
-
-
-@pytest.fixture
-async def forum(tmp_path: Path) -> AsyncIterator[Harness]:
-    server = BotApiServer(flood_limits=False)
-    h = await start_harness(server, make_settings(tmp_path), forum=True)
-    try:
-        yield h
-    finally:
-        await stop_harness(h)
 
 
 async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -> None:

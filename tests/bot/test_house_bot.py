@@ -25,7 +25,8 @@ async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
     await harness.say(a, "/newgame")
     stored = await harness.stored()
     assert stored.state["engine"]["house"] == HOUSE_ID
-    assert await harness.rt.storage.seated_games(HOUSE_ID) == []  # not a person's seat
+    # The house has a seat row (one house table per chat), but no person's game cap applies.
+    assert await harness.rt.storage.seated_games(HOUSE_ID) == [stored.game_id]
     house = await harness.rt.storage.get_player(harness.group.id, HOUSE_ID)
     assert house is not None and house.balance == HOUSE_BALANCE  # granted through the ledger
     answer = await harness.press_act(b, harness.table(), Act.JOIN)
@@ -74,3 +75,22 @@ async def test_the_house_is_off_by_default(harness: Harness) -> None:
     await harness.say(a, "/newgame")
     engine = (await harness.stored()).state["engine"]
     assert engine["house"] is None and [s["player"] for s in engine["seats"]] == [a.id]
+
+
+async def test_the_house_banks_at_one_table_of_a_chat_at_a_time(forum: Harness) -> None:
+    """Its chips are one balance per chat: a second topic's table cannot seat it too."""
+    h = forum
+    a, _, c, _ = h.users
+    await h.say(a, "/settings")
+    menu = h.group.last_with_buttons()
+    assert menu is not None
+    await h.press_data(a, menu, setting(menu, "house", "on"))
+    first = h.group.create_topic("Стол 1")
+    second = h.group.create_topic("Стол 2")
+    await h.say(a, "/newgame", thread_id=first)
+    count = len(h.group.all_messages)
+    await h.say(c, "/newgame", thread_id=second)
+    replies = [m.content for m in h.group.all_messages[count:] if m.from_bot]
+    assert replies == [render.refusal("house_busy", {}, "ru")]
+    assert await h.rt.storage.load_active_game(h.group.id, second) is None
+    assert await h.rt.storage.seated_games(HOUSE_ID) == [(await h.stored(first)).game_id]
