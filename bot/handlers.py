@@ -149,6 +149,22 @@ async def say(
         log.warning("reply failed chat=%s: %s", chat.id, error)
 
 
+async def group_context(
+    update: Update, context: ContextTypes.DEFAULT_TYPE
+) -> tuple[Runtime, Chat, User, str] | None:
+    """(runtime, chat, user, language) for a command that belongs to a group; in a private
+    chat it answers so and returns None."""
+    rt = runtime(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return None
+    lang = await language_for(rt, chat.id, user)
+    if not is_group(chat):
+        await say(update, context, render.text("group_only", lang))
+        return None
+    return rt, chat, user, lang
+
+
 async def is_admin(
     rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
 ) -> bool:
@@ -471,14 +487,10 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_balance(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, user, lang = found
     player = await rt.storage.get_player(chat.id, user.id)
     amount = player.balance if player is not None else rt.settings.starting_balance
     await say(update, context, render.balance(display_name(user), amount, lang))
@@ -491,14 +503,10 @@ def month_start(now: float) -> float:
 
 
 async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, _, lang = found
     period = "month" if context.args and context.args[0].lower() in ("month", "месяц") else "all"
     since = month_start(rt.service.clock()) if period == "month" else None
     rows = await rt.storage.leaderboard(chat.id, since=since, limit=10)
@@ -506,14 +514,10 @@ async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, user, lang = found
     stats = await rt.storage.player_stats(chat.id, user.id)
     await say(update, context, render.stats(stats, display_name(user), lang))
 
@@ -533,14 +537,11 @@ def reply_target(message: Message | None, user: User) -> User:
 async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A PNG of a player's balance over time in this chat: the caller's, or as a reply the
     replied-to person's. Rendered in a worker thread."""
-    rt = runtime(context)
-    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
-    if chat is None or user is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, user, lang = found
+    message = update.effective_message
     target = reply_target(message, user)
     name = display_name(target)
     player = await rt.storage.get_player(chat.id, target.id)
@@ -635,14 +636,10 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, user, lang = found
     if not await is_admin(rt, context, chat.id, user.id):
         await say(update, context, render.refusal("not_allowed", {}, lang))
         return
