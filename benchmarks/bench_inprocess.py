@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import json
 import pstats
 import sys
 import tempfile
@@ -27,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from telegram import Update
 from telegram.ext import Application
-from telegram.request import BaseRequest, RequestData
 
 from benchmarks._common import (
     PLAYERS,
@@ -44,44 +42,10 @@ from bot.handlers import Runtime
 from bot.settings import Settings
 from rules.table import Phase
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser
+from tests.botapi.offline import OfflineRequest
 
 TARGET_RATE = 2000.0
 TARGET_P99_MS = 5.0
-
-
-class Offline(BaseRequest):
-    """Bot API calls straight to the server's dispatcher, no socket (as tests/botapi/offline.py,
-    without file uploads, which the bot never makes)."""
-
-    def __init__(self, server: BotApiServer) -> None:
-        self.server = server
-
-    async def initialize(self) -> None:
-        return None
-
-    async def shutdown(self) -> None:
-        return None
-
-    @property
-    def read_timeout(self) -> float | None:
-        return None
-
-    async def do_request(
-        self,
-        url: str,
-        method: str,
-        request_data: RequestData | None = None,
-        read_timeout: Any = BaseRequest.DEFAULT_NONE,
-        write_timeout: Any = BaseRequest.DEFAULT_NONE,
-        connect_timeout: Any = BaseRequest.DEFAULT_NONE,
-        pool_timeout: Any = BaseRequest.DEFAULT_NONE,
-    ) -> tuple[int, bytes]:
-        token_part, api_method = url.rsplit("/", 2)[-2:]
-        values = dict(request_data.json_parameters) if request_data is not None else {}
-        status, body = await self.server.dispatch(
-            token_part.removeprefix("bot"), api_method, values
-        )
-        return status, json.dumps(body).encode()
 
 
 class Bench:
@@ -201,7 +165,7 @@ async def run(groups: int, rounds: int, coalesce: float, directory: Path, profil
             "sqlite_synchronous": "NORMAL",
         }
         settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
-        app = build_application(settings, request=Offline(server), rate_limiter=False)
+        app = build_application(settings, request=OfflineRequest(server), rate_limiter=False)
         await app.initialize()
         await post_init(app)
         reader = Reader(database)

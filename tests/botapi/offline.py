@@ -46,9 +46,9 @@ class OfflineRequest(BaseRequest):
         if request_data is not None:
             values = dict(request_data.json_parameters)
             for name, field in (request_data.multipart_data or {}).items():
-                if isinstance(field, tuple):
-                    filename, content, mime = ([*list(field), None, None, None])[:3]
-                    data = content if isinstance(content, bytes) else content.read()
-                    files[name] = Upload(filename, mime, data)
+                # PTB sends (filename, content, mime type); content is bytes or an open file.
+                filename, content, mime = field[0], field[1], field[2] if len(field) > 2 else None
+                data = content if isinstance(content, bytes) else content.read()
+                files[name] = Upload(filename, mime, data)
         status, body = await self.server.dispatch(token, api_method, values, files)
         return status, json.dumps(body).encode()
