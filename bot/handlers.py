@@ -359,10 +359,16 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or user is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("hand_in_group", lang))
-        return
-    stored = await rt.service.active_game(chat.id, thread_of(message))
+    if is_group(chat):
+        stored = await rt.service.active_game(chat.id, thread_of(message))
+    else:
+        # In the private chat: the one game this person sits in.
+        games = await rt.storage.seated_games(user.id)
+        if len(games) != 1:
+            key = "private_several" if games else "hand_in_group"
+            await say(update, context, render.text(key, lang))
+            return
+        stored = await rt.storage.load_game(games[0])
     if stored is None or not game_of(stored).is_seated(user.id):
         await say(update, context, render.refusal("not_seated", {}, lang))
         return
