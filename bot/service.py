@@ -583,6 +583,5 @@ class GameService:
         return {"engine": game.to_dict(), "meta": meta.to_dict()}
 
 
-
 def seated_names(game: Game, meta: Meta) -> dict[int, str]:
     return {p: meta.names.get(p, str(p)) for p in game.players}
