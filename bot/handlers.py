@@ -236,6 +236,32 @@ async def on_timer(rt: Runtime, game_id: int) -> None:
             rt.timers.arm(game_id, stored.deadline)
 
 
+async def command_game(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    rt: Runtime,
+    lang: str,
+    *,
+    none_text: str = "group_only",
+) -> StoredGame | None:
+    """The game a typed command means: the group's (topic's) game, or in the private chat the
+    one game the person sits in. Answers why when there is none and returns None."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    assert chat is not None and user is not None
+    if is_group(chat):
+        stored = await rt.service.active_game(chat.id, thread_of(message))
+    else:
+        games = await rt.storage.seated_games(user.id)
+        if len(games) != 1:
+            key = "private_several" if len(games) > 1 else none_text
+            await say(update, context, render.text(key, lang))
+            return None
+        stored = await rt.storage.load_game(games[0])
+    if stored is None:
+        await say(update, context, render.refusal("no_game", {}, lang))
+    return stored
+
+
 async def _group_game_command(
     update: Update, context: ContextTypes.DEFAULT_TYPE, kind: str, *, needs_amount: bool = False
 ) -> None:
@@ -244,22 +270,12 @@ async def _group_game_command(
     if message is None or user is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
-    if is_group(chat):
-        stored = await rt.service.active_game(chat.id, thread_of(message))
-        if stored is None:
-            await say(update, context, render.refusal("no_game", {}, lang))
-            return
-    else:
-        # Typed in the private chat: act on the one game this person sits in.
-        games = await rt.storage.seated_games(user.id)
-        if len(games) != 1 or kind in PRIVATE_FORBIDDEN:
-            key = "private_several" if len(games) > 1 else "group_only"
-            await say(update, context, render.text(key, lang))
-            return
-        stored = await rt.storage.load_game(games[0])
-        if stored is None:
-            await say(update, context, render.refusal("no_game", {}, lang))
-            return
+    if not is_group(chat) and kind in PRIVATE_FORBIDDEN:
+        await say(update, context, render.text("group_only", lang))
+        return
+    stored = await command_game(update, context, rt, lang)
+    if stored is None:
+        return
     amount = None
     if needs_amount:
         amount = parse_amount(context.args)
@@ -359,17 +375,10 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or user is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
-    if is_group(chat):
-        stored = await rt.service.active_game(chat.id, thread_of(message))
-    else:
-        # In the private chat: the one game this person sits in.
-        games = await rt.storage.seated_games(user.id)
-        if len(games) != 1:
-            key = "private_several" if games else "hand_in_group"
-            await say(update, context, render.text(key, lang))
-            return
-        stored = await rt.storage.load_game(games[0])
-    if stored is None or not game_of(stored).is_seated(user.id):
+    stored = await command_game(update, context, rt, lang, none_text="hand_in_group")
+    if stored is None:
+        return
+    if not game_of(stored).is_seated(user.id):
         await say(update, context, render.refusal("not_seated", {}, lang))
         return
     known = await rt.storage.get_user(user.id)
@@ -405,24 +414,13 @@ async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or user is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        games = await rt.storage.seated_games(user.id)
-        if len(games) != 1:
-            key = "private_several" if len(games) > 1 else "group_only"
-            await say(update, context, render.text(key, lang))
-            return
-        stored = await rt.storage.load_game(games[0])
-        if stored is None:
-            await say(update, context, render.refusal("no_game", {}, lang))
-            return
-        found = odds_text(stored, user.id, lang)
-        await say(update, context, found or render.text("odds.not_drawing", lang))
-        return
-    stored = await rt.service.active_game(chat.id, thread_of(message))
+    stored = await command_game(update, context, rt, lang)
     if stored is None:
-        await say(update, context, render.refusal("no_game", {}, lang))
         return
     found = odds_text(stored, user.id, lang)
+    if not is_group(chat):
+        await say(update, context, found or render.text("odds.not_drawing", lang))
+        return
     if found is None:
         await say(update, context, render.text("odds.not_drawing", lang))
         return
