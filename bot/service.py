@@ -399,6 +399,8 @@ class GameService:
                 raise Refused("not_allowed")
             meta.ended_by = user
             return game.end()
+        if kind == "start" and game.phase is Phase.ROUND_OVER:
+            kind = "next"  # /deal between rounds deals the next round, as the table says
         if kind == "start":
             if not game.is_seated(user):
                 raise Refused("not_seated", player=user)

@@ -32,3 +32,20 @@ async def test_hand_and_moves_typed_in_private(harness: Harness) -> None:
     hand = next(h for h in engine["hands"] if h["player"] == b.id)
     assert hand["stake"] == 20 and len(hand["cards"]) == 2
     assert (await harness.rt.storage.check_ledger(harness.group.id)).ok
+
+
+async def test_deal_between_rounds_deals_the_next_round(harness: Harness) -> None:
+    """The table says «next round: the button or /deal»: /deal must do that."""
+    a, b, _, _ = harness.users
+    harness.script(decks=[["10S", "9S", "7H"], ["8S", "6D", "7C"]], lots=[0])
+    await harness.say(a, "/newgame")
+    await harness.say(b, "/join")
+    await harness.say(a, "/deal")
+    await harness.say(a, "/bank 100")
+    await harness.say(b, "/bet 10")
+    await harness.say(b, "/stand")
+    await harness.say(a, "/stand")
+    assert (await harness.stored()).state["engine"]["phase"] == "round_over"
+    await harness.say(b, "/deal")
+    engine = (await harness.stored()).state["engine"]
+    assert engine["round_no"] == 2 and engine["phase"] == "stake"
