@@ -222,7 +222,8 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     * ``group_per_minute`` (18) requests per ``group_window`` (60.0) per group, at least
       ``group_min_interval`` (1.0) apart;
     * one request per ``private_interval`` (1.05) per private chat;
-    * ``overall_per_second`` (25) per ``overall_window`` (1.0) for the whole bot; 0 disables;
+    * ``overall_per_second`` (25) per ``overall_window`` (1.0) for the whole bot, evenly spaced
+      (1/25 s apart); 0 disables;
     * ``max_retries`` (3) after a 429, each after ``retry_after`` + ``retry_after_margin`` (0.05);
     * ``limit_callback_answers`` (False): whether answerCallbackQuery counts overall. Telegram
       does not flood-limit callback answers, and queueing a player's answer behind table edits
@@ -263,7 +264,10 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._group_window = group_window
         self._group_min_interval = group_min_interval
         self._private_interval = private_interval
-        self._overall = _Window(overall_per_second, overall_window)
+        # Evenly paced, not in bursts: Telegram counts arrivals, and a burst sent inside our
+        # window can reach it bunched with the next one.
+        spacing = overall_window / overall_per_second if overall_per_second > 0 else 0.0
+        self._overall = _Window(overall_per_second, overall_window, spacing)
         self.max_retries = max_retries
         self.retry_after_margin = retry_after_margin
         self.limit_callback_answers = limit_callback_answers
