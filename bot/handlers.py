@@ -324,14 +324,11 @@ def game_command(kind: str, *, needs_amount: bool = False) -> Handler:
 
 
 async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
-    if message is None or user is None or chat is None:
+    found = await group_context(update, context)
+    if found is None:
         return
-    lang = await language_for(rt, chat.id, user)
-    if not is_group(chat):
-        await say(update, context, render.text("group_only", lang))
-        return
+    rt, chat, user, lang = found
+    message = update.effective_message
     preset_name = context.args[0].lower() if context.args else None
     if preset_name is not None and preset_name not in PRESETS:
         await say(
