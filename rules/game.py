@@ -545,6 +545,50 @@ class Game:
         loaded: dict[str, Any] = json.loads(text)
         return cls.from_dict(loaded, source)
 
+    def copy(self, source: RandomSource | None = None) -> Game:
+        """An independent game equal to ``Game.from_dict(self.to_dict(), source)``, without the
+        round trip through card codes. Cards and the variant are frozen and shared; seats, hands,
+        shuffles and every list are new, so acting on either game never changes the other."""
+        game = type(self)(self.variant, source)
+        game.phase = self.phase
+        game.seats = [Seat(s.player, s.balance, s.leaving, s.has_dealt) for s in self.seats]
+        game.banker = self.banker
+        game.bank = self.bank
+        game.banker_rounds = self.banker_rounds
+        game.declines = self.declines
+        game.round_no = self.round_no
+        game.stock = list(self.stock)
+        game.discards = list(self.discards)
+        game.bottom = self.bottom
+        game.hands = {
+            player: Hand(
+                h.player,
+                list(h.cards),
+                list(h.face_up),
+                list(h.dark),
+                h.stake,
+                h.status,
+                h.revealed,
+                h.settled,
+                h.net,
+                h.outcome,
+            )
+            for player, h in self.hands.items()
+        }
+        game.order = list(self.order)
+        game.turn = self.turn
+        game.dealt = self.dealt
+        game.banker_done = self.banker_done
+        game.house = self.house
+        game.shuffles = [
+            {**shuffle, "order": list(shuffle["order"]), "dealt": list(shuffle["dealt"])}
+            for shuffle in self.shuffles
+        ]
+        # A log entry is never changed once appended (_begin and _shuffle append finished
+        # dicts), so the entries are shared: only the list is new.
+        game.log = list(self.log)
+        return game
+
     @classmethod
     def replay(cls, variant: Variant, log: Iterable[dict[str, Any]]) -> Game:
         """Rebuild a game from its variant and action log; random outcomes come from the log."""
