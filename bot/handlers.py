@@ -39,10 +39,11 @@ from bot import chart, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.locks import KeyedLocks
 from bot.publisher import Publisher
-from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused, game_of
+from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused
 from bot.settings import Settings
 from bot.timers import TurnTimers
 from rules.errors import RulesError
+from rules.game import Game
 from rules.odds import odds_for
 from rules.variants import PRESETS, preset, with_overrides
 from storage import ChatSettings, Storage, StoredGame
@@ -280,7 +281,7 @@ async def _group_game_command(
     if needs_amount:
         amount = parse_amount(context.args)
         if amount is None:
-            legal = game_of(stored).legal_actions()
+            legal = rt.service.game(stored).legal_actions()
             await say(
                 update,
                 context,
@@ -305,7 +306,7 @@ async def _group_game_command(
 async def _may_end(
     rt: Runtime, context: ContextTypes.DEFAULT_TYPE, stored: StoredGame, user_id: int
 ) -> bool:
-    game = game_of(stored)
+    game = rt.service.game(stored)
     creator = stored.state["meta"]["creator_id"]
     if user_id in (creator, game.banker):
         return True
@@ -375,7 +376,7 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     stored = await command_game(update, context, rt, lang, none_text="hand_in_group")
     if stored is None:
         return
-    if not game_of(stored).is_seated(user.id):
+    if not rt.service.game(stored).is_seated(user.id):
         await say(update, context, render.refusal("not_seated", {}, lang))
         return
     known = await rt.storage.get_user(user.id)
@@ -398,9 +399,9 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt.publisher.touch(stored.game_id, table=False, players=[user.id])
 
 
-def odds_text(stored: StoredGame, player: int, lang: str) -> str | None:
-    """The 💡 odds of ``player`` in ``stored``, or None when he is not drawing now."""
-    found = odds_for(game_of(stored), player)
+def odds_text(game: Game, player: int, lang: str) -> str | None:
+    """The 💡 odds of ``player`` in ``game``, or None when he is not drawing now."""
+    found = odds_for(game, player)
     return None if found is None else render.odds_alert(found, lang)
 
 
@@ -414,7 +415,7 @@ async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     stored = await command_game(update, context, rt, lang)
     if stored is None:
         return
-    found = odds_text(stored, user.id, lang)
+    found = odds_text(rt.service.game(stored), user.id, lang)
     if not is_group(chat):
         await say(update, context, found or render.text("odds.not_drawing", lang))
         return
@@ -452,7 +453,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if match:
         game_id = int(match.group(1))
         stored = await rt.storage.load_game(game_id)
-        if stored is not None and game_of(stored).is_seated(user.id):
+        if stored is not None and rt.service.game(stored).is_seated(user.id):
             await say(update, context, render.text("private_opened", lang))
             rt.publisher.touch(game_id, players=[user.id])
             return
@@ -591,7 +592,7 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if stored is None:
         await say(update, context, render.text("verify.no_game", lang))
         return
-    game = game_of(stored)
+    game = rt.service.game(stored)
     last_settled = game.round_no - 1 if game.in_round else game.round_no
     raw = context.args[0] if context.args else None
     if raw is None and last_settled < 1:
@@ -692,7 +693,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         await _alert(query, render.peek(snap, user.id, lang))
         return
     if button.act is Act.ODDS:
-        found = odds_text(stored, user.id, lang)
+        found = odds_text(rt.service.game(stored), user.id, lang)
         await _alert(query, found or render.text("odds.not_drawing", lang))
         return
     kind = ACT_COMMANDS[button.act]

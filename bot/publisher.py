@@ -15,6 +15,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +28,6 @@ from bot.locks import KeyedLocks
 from bot.service import (
     GameService,
     Meta,
-    game_of,
     meta_of,
     news_events,
     round_settled_from_dict,
@@ -35,7 +35,7 @@ from bot.service import (
     session_ended_from_dict,
 )
 from rules.table import Phase
-from storage import Storage, StoredGame, User
+from storage import GameNotFound, Storage, StoredGame, User
 
 log = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -43,6 +43,10 @@ RETRY_DELAY = 5.0
 SHOWN_LIMIT = 20_000
 USER_CACHE_SECONDS = 60.0
 USER_CACHE_LIMIT = 50_000
+# How often the shown versions (what start-up refreshes compare against) are written: one
+# transaction for all tables instead of a commit per edit. A crash loses at most this much of
+# them, which costs only a few redundant refreshes at the next start.
+SHOWN_WRITE_SECONDS = 2.0
 
 
 @dataclass(slots=True)
@@ -80,6 +84,8 @@ class Publisher:
         self._tables: dict[int, int] = {}  # game -> the table message last shown
         self._users: dict[int, tuple[User | None, float]] = {}  # user -> (record, expiry)
         self._results: dict[int, int] = {}  # game -> its last result message with buttons
+        self._shown_versions: dict[int, int] = {}  # game -> version shown, not yet written
+        self._shown_writer: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------- public
 
@@ -102,12 +108,43 @@ class Publisher:
         deadline = time.monotonic() + timeout
         while self._tasks and time.monotonic() < deadline:
             await asyncio.wait(list(self._tasks.values()), timeout=deadline - time.monotonic())
+        await self.write_shown()
 
     async def stop(self) -> None:
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         self._tasks.clear()
+        if self._shown_writer is not None:
+            self._shown_writer.cancel()
+            await asyncio.gather(self._shown_writer, return_exceptions=True)
+            self._shown_writer = None
+        await self.write_shown()
+
+    async def write_shown(self) -> None:
+        """Record the versions the tables show, all in one transaction."""
+        pending, self._shown_versions = self._shown_versions, {}
+        if not pending:
+            return
+        try:
+            async with self.storage.transaction() as tx:
+                for game_id, version in pending.items():
+                    with suppress(GameNotFound):  # pruned meanwhile: nothing to record
+                        await tx.set_messages(game_id, shown_version=version)
+        except Exception:
+            log.exception("could not record the shown versions of %s games", len(pending))
+
+    def _mark_shown(self, game_id: int, version: int) -> None:
+        self._shown_versions[game_id] = version
+        if self._shown_writer is None:
+            self._shown_writer = asyncio.create_task(self._write_shown_later(), name="shown")
+
+    async def _write_shown_later(self) -> None:
+        try:
+            await asyncio.sleep(SHOWN_WRITE_SECONDS)
+            await self.write_shown()
+        finally:
+            self._shown_writer = None
 
     # ---------------------------------------------------------------- the flush loop
 
@@ -137,12 +174,16 @@ class Publisher:
             return
         if stored.state["meta"]["outbox"]:
             await self._post_outbox(stored)
+        snap = None
         if dirty.table:
-            await self._refresh_table(game_id)
-        game = game_of(stored)
+            shown = await self._refresh_table(game_id, stored.chat_id)
+            if shown is not None:
+                stored, snap = shown
+        game = self.service.game(stored)
         players = set(game.players) if dirty.all_players else dirty.players & set(game.players)
         if players:
-            await self._refresh_hands(game_id, players)
+            # The hands show the state the table just showed: one load and one snapshot.
+            await self._refresh_hands(stored, snap or await self.snapshot(stored), players)
 
     async def _wait_turn(self, chat_id: int) -> None:
         if self.limiter is not None:
@@ -152,7 +193,7 @@ class Publisher:
         return {"rate_limit_args": {"reserved": True}} if self.limiter is not None else {}
 
     async def snapshot(self, stored: StoredGame, lang: str | None = None) -> render.Snapshot:
-        game = game_of(stored)
+        game = self.service.game(stored)
         meta = meta_of(stored)
         chat = await self.storage.get_chat(stored.chat_id)
         users = await self.users(game.players)
@@ -195,15 +236,15 @@ class Publisher:
         async with self.locks.hold(stored.game_id):
             await self.service.drop_outbox(stored.game_id, len(items))
 
-    async def _refresh_table(self, game_id: int) -> None:
-        stored = await self.storage.load_game(game_id)
-        if stored is None:
-            return
-        await self._wait_turn(stored.chat_id)
+    async def _refresh_table(
+        self, game_id: int, chat_id: int
+    ) -> tuple[StoredGame, render.Snapshot] | None:
+        """Show the freshest state on the table; returns what it showed."""
+        await self._wait_turn(chat_id)
         async with self.locks.hold(game_id):
             stored = await self.storage.load_game(game_id)
             if stored is None:
-                return
+                return None
             snap = await self.snapshot(stored)
             if snap.game.phase is Phase.ENDED and snap.game.round_no == 0:
                 note = _end_note(snap, meta_of(stored)) or render.text("game.cancelled", snap.lang)
@@ -220,10 +261,15 @@ class Publisher:
             message_id = await self._show(
                 stored.chat_id, stored.thread_id, stored.table_message_id, rendered
             )
-            async with self.storage.transaction() as tx:
-                await tx.set_messages(
-                    game_id, table_message_id=message_id, shown_version=stored.version
-                )
+            if message_id != stored.table_message_id:
+                # A new message must be known at once: a restart edits it, not another one.
+                async with self.storage.transaction() as tx:
+                    await tx.set_messages(
+                        game_id, table_message_id=message_id, shown_version=stored.version
+                    )
+                self._shown_versions.pop(game_id, None)
+            else:
+                self._mark_shown(game_id, stored.version)
         previous = self._tables.pop(game_id, None)
         if not snap.game.is_over:
             self._tables[game_id] = message_id
@@ -234,6 +280,7 @@ class Publisher:
             result = self._results.pop(game_id, None)
             if result is not None:
                 await self._strip_buttons(stored.chat_id, result)
+        return stored, snap
 
     async def users(self, players: Iterable[int]) -> dict[int, User | None]:
         """The players' user records (language, private chat opened), cached briefly: every
@@ -254,12 +301,11 @@ class Publisher:
     def forget_user(self, user_id: int) -> None:
         self._users.pop(user_id, None)
 
-    async def _refresh_hands(self, game_id: int, players: set[int]) -> None:
+    async def _refresh_hands(
+        self, stored: StoredGame, snap: render.Snapshot, players: set[int]
+    ) -> None:
         """Every private hand from one snapshot; an unchanged hand costs no request at all."""
-        stored = await self.storage.load_game(game_id)
-        if stored is None:
-            return
-        snap = await self.snapshot(stored)
+        game_id = stored.game_id
         users = await self.users(players)
         targets = sorted(
             p for p in players if snap.game.is_seated(p) and p in snap.private_ok and users[p]

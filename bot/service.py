@@ -7,6 +7,7 @@ A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeepi
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -50,6 +51,8 @@ HOUSE_ID = 0
 HOUSE_BALANCE = 100_000
 HOUSE_NAMES = {"ru": "🏦 Дом", "en": "🏦 House"}
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
+# Decoded games kept by the service (the hot tables); a miss costs one decode of the state.
+GAME_CACHE_LIMIT = 512
 
 
 class Refused(Exception):
@@ -217,11 +220,37 @@ class GameService:
         # Where a game's chance comes from, by game id; None is the engine's default
         # (cryptographic). Handler tests set it to deal scripted decks.
         self.source_factory = source_factory
+        # game -> (version, the engine as committed at that version). Every reader (handlers,
+        # publisher) and every action used to rebuild the engine from JSON, several times per
+        # action; a version names one committed state, so a decode is reused until the next
+        # commit. Entries are never acted on: an action works on a copy.
+        self._games: OrderedDict[int, tuple[int, Game]] = OrderedDict()
 
     # ---------------------------------------------------------------- reads
 
     async def active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
         return await self.storage.load_active_game(chat_id, thread_id)
+
+    def game(self, stored: StoredGame) -> Game:
+        """The engine of this stored game, for reading only (it is shared: never act on it)."""
+        cached = self._games.get(stored.game_id)
+        if cached is not None and cached[0] == stored.version:
+            self._games.move_to_end(stored.game_id)
+            return cached[1]
+        game = game_of(stored)
+        self._keep(stored.game_id, stored.version, game)
+        return game
+
+    def committed(self, game_id: int) -> tuple[int, Game] | None:
+        """The newest (version, engine) of a game that this process committed or read, if it
+        is still cached; read-only, like :meth:`game`. Benchmarks follow the games with it."""
+        return self._games.get(game_id)
+
+    def _keep(self, game_id: int, version: int, game: Game) -> None:
+        self._games[game_id] = (version, game)
+        self._games.move_to_end(game_id)
+        while len(self._games) > GAME_CACHE_LIMIT:
+            self._games.popitem(last=False)
 
     @staticmethod
     def variant_for(chat: ChatSettings, preset_name: str | None) -> Variant:
@@ -267,7 +296,8 @@ class GameService:
             except GameExists:
                 raise Refused("game_exists") from None
             await tx.set_seats(stored.game_id, game.players)
-            return Outcome(stored, game, meta, events, chat)
+        self._keep(stored.game_id, stored.version, game)
+        return Outcome(stored, game, meta, events, chat)
 
     async def act(
         self,
@@ -285,12 +315,16 @@ class GameService:
         """
         for attempt in range(3):
             try:
-                return await self._act_once(game_id, actor, command, update_id, button_version)
+                outcome = await self._act_once(game_id, actor, command, update_id, button_version)
             except VersionConflict:
                 # Another process saved first; the per-game lock makes this rare. Judge again
                 # against the fresh state rather than merging.
                 if attempt == 2:
                     raise Refused("slow_down") from None
+                continue
+            # Committed: from now on this engine is the shared read-only picture of the version.
+            self._keep(game_id, outcome.stored.version, outcome.game)
+            return outcome
         raise AssertionError("unreachable")
 
     async def _act_once(
@@ -342,21 +376,27 @@ class GameService:
             meta = meta_of(stored)
             meta.outbox = meta.outbox[count:]
             state = {"engine": stored.state["engine"], "meta": meta.to_dict()}
-            await tx.save_game(
+            version = await tx.save_game(
                 game_id,
                 expected_version=stored.version,
                 state=state,
                 status=stored.status,
                 deadline=stored.deadline,
             )
+        cached = self._games.get(game_id)
+        if cached is not None and cached[0] == stored.version:
+            self._keep(game_id, version, cached[1])  # the engine did not change
 
     # ---------------------------------------------------------------- internals
 
     def _game(self, stored: StoredGame) -> Game:
-        """The stored game, ready to act (with the configured random source)."""
-        if self.source_factory is None:
-            return game_of(stored)
-        return Game.from_dict(stored.state["engine"], self.source_factory(stored.game_id))
+        """The stored game, ready to act (with the configured random source): a private copy,
+        so a refused or rolled-back action leaves nothing behind."""
+        source = None if self.source_factory is None else self.source_factory(stored.game_id)
+        cached = self._games.get(stored.game_id)
+        if cached is not None and cached[0] == stored.version:
+            return cached[1].copy(source)
+        return Game.from_dict(stored.state["engine"], source)
 
     async def _claim(self, tx: Transaction, update_id: int | None) -> None:
         if update_id is not None and not await tx.claim_update(update_id):
