@@ -36,7 +36,7 @@ from telegram.ext import (
 )
 
 from bot import chart, render
-from bot.callbacks import Act, parse_game, parse_setting
+from bot.callbacks import Act, GameButton, parse_game, parse_setting
 from bot.locks import KeyedLocks
 from bot.publisher import Publisher
 from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused
@@ -205,6 +205,7 @@ async def perform(
     *,
     update_id: int | None = None,
     button_version: int | None = None,
+    origin: int | None = None,
 ) -> Outcome:
     """Run one command under the game's lock; refresh views and timers after it committed."""
     async with rt.locks.hold(game_id):
@@ -214,6 +215,7 @@ async def perform(
             command,
             update_id=update_id,
             button_version=button_version,
+            origin=origin,
         )
     rt.timers.arm(game_id, outcome.stored.deadline)
     rt.publisher.touch(game_id)
@@ -681,6 +683,53 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if button is None:
         await _alert(query, render.refusal("stale_button", {}, lang))
         return
+    if button.act in (Act.PEEK, Act.ODDS):
+        await _show_own(rt, query, button, origin, lang)
+        return
+    # An action is judged inside its transaction (game over, foreign chat, stale button): no
+    # read of the game before it.
+    kind = ACT_COMMANDS[button.act]
+    try:
+        try:
+            outcome = await perform(
+                rt,
+                button.game_id,
+                actor_of(user),
+                Command(kind, button.amount),
+                update_id=update.update_id,
+                button_version=button.version,
+                origin=origin,
+            )
+        except Refused as refused:
+            if not (kind == "cancel" and refused.code == "not_allowed"):
+                raise
+            # Not the lobby's creator: an admin of the group may still close it.
+            if origin >= 0 or not await is_admin(rt, context, origin, user.id):
+                raise
+            kind = "end"
+            outcome = await perform(
+                rt,
+                button.game_id,
+                actor_of(user),
+                Command(kind),
+                update_id=update.update_id,
+                button_version=button.version,
+                origin=origin,
+            )
+    except Refused as refused:
+        await _alert(query, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        await _answer(query)
+        return
+    await _acknowledge(rt, query, outcome, kind, lang)
+
+
+async def _show_own(
+    rt: Runtime, query: CallbackQuery, button: GameButton, origin: int, lang: str
+) -> None:
+    """👁 and 💡: the presser's own cards or odds, in an alert only he sees."""
+    user = query.from_user
     stored = await rt.storage.load_game(button.game_id)
     if stored is None or stored.status == "finished":
         await _alert(query, render.refusal("game_over", {}, lang))
@@ -692,32 +741,8 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         snap = await rt.publisher.snapshot(stored, lang)
         await _alert(query, render.peek(snap, user.id, lang))
         return
-    if button.act is Act.ODDS:
-        found = odds_text(rt.service.game(stored), user.id, lang)
-        await _alert(query, found or render.text("odds.not_drawing", lang))
-        return
-    kind = ACT_COMMANDS[button.act]
-    if kind == "cancel" and user.id != stored.state["meta"]["creator_id"]:
-        if not await is_admin(rt, context, stored.chat_id, user.id):
-            await _alert(query, render.refusal("not_allowed", {}, lang))
-            return
-        kind = "end"
-    try:
-        outcome = await perform(
-            rt,
-            button.game_id,
-            actor_of(user),
-            Command(kind, button.amount),
-            update_id=update.update_id,
-            button_version=button.version,
-        )
-    except Refused as refused:
-        await _alert(query, render.refusal(refused.code, refused.params, lang))
-        return
-    except Duplicate:
-        await _answer(query)
-        return
-    await _acknowledge(rt, query, outcome, kind, lang)
+    found = odds_text(rt.service.game(stored), user.id, lang)
+    await _alert(query, found or render.text("odds.not_drawing", lang))
 
 
 async def _acknowledge(

@@ -307,15 +307,19 @@ class GameService:
         *,
         update_id: int | None = None,
         button_version: int | None = None,
+        origin: int | None = None,
     ) -> Outcome:
         """Apply one command and commit it with its chips, statistics and update id.
 
-        ``button_version`` refuses presses drawn for an earlier decision; a timeout is refused
+        ``button_version`` refuses presses drawn for an earlier decision; ``origin`` (the chat a
+        button was pressed in) refuses buttons of another chat's game; a timeout is refused
         unless the stored deadline has passed (someone may have acted since the timer was set).
         """
         for attempt in range(3):
             try:
-                outcome = await self._act_once(game_id, actor, command, update_id, button_version)
+                outcome = await self._act_once(
+                    game_id, actor, command, update_id, button_version, origin
+                )
             except VersionConflict:
                 # Another process saved first; the per-game lock makes this rare. Judge again
                 # against the fresh state rather than merging.
@@ -334,12 +338,18 @@ class GameService:
         command: Command,
         update_id: int | None,
         button_version: int | None,
+        origin: int | None,
     ) -> Outcome:
         async with self.storage.transaction() as tx:
             await self._claim(tx, update_id)
             stored = await tx.load_game(game_id)
             if stored is None or stored.status == "finished":
                 raise Refused("game_over")
+            if origin is not None and origin not in (
+                stored.chat_id,
+                actor.user_id if actor is not None else None,
+            ):
+                raise Refused("foreign_game")
             meta = meta_of(stored)
             if button_version is not None and not (
                 meta.turn_since <= button_version <= stored.version
