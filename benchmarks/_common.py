@@ -170,6 +170,25 @@ def choose(view: View, keyboard: Sequence[tuple[str, str | None]]) -> Move | Non
     return Move(actor, wanted, data)
 
 
+def fast_move(game: Game) -> tuple[int, Act, int | None]:
+    """Who presses what next: the smallest sensible bank and stake, draw below 17, and the first
+    seated player deals the next round."""
+    legal = game.legal_actions()
+    actor = legal.actor
+    if game.phase is Phase.BANK:
+        banker = actor if actor is not None else game.banker
+        assert banker is not None
+        return banker, Act.BANK, min(100, legal.maximum)
+    if game.phase is Phase.STAKE and actor is not None:
+        return actor, Act.BET, min(10, legal.maximum)
+    if game.phase in (Phase.DRAW, Phase.BANKER) and actor is not None:
+        hit = "hit" in legal.actions and game.hand_value(actor).total < HIT_BELOW
+        return actor, Act.HIT if hit else Act.STAND, None
+    if game.phase is Phase.ROUND_OVER and game.players:
+        return game.players[0], Act.NEXT, None
+    raise AssertionError(f"no move in phase {game.phase}: {legal}")
+
+
 def command_for(view: View) -> tuple[int, str] | None:
     """The typed command (user id, text) that moves the game on, for games without a table
     message (those created directly in the database)."""

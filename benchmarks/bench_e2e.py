@@ -2,12 +2,19 @@
 (flood limits off, to measure the bot), ``--groups`` groups playing classic36 at once.
 
 Every game starts mid-round (created through the service in a fresh database), each group asks
-for its table with /table, then players press the table's buttons: the actor banks or stakes the
-smallest amount, draws below 17 and stands after, the first player deals the next round. A press
-waits for the previous press's answer and for a keyboard drawn for the current decision. With
-``--rate R`` presses are paced open-loop at R per second over all groups (a press takes the next
-free slot), with ``--rate 0`` as fast as the bot allows. Latency: from the press reaching the
-server (the update queued) to the bot's answerCallbackQuery for it arriving there.
+for its table with /table, then players press: the actor banks or stakes the smallest amount,
+draws below 17 and stands after, the first player deals the next round. Two kinds of players:
+
+- ``--players fast`` (the default): a press waits only for the previous press's answer and
+  carries the button of the newest committed state (read from the database, as a keyboard drawn
+  for it would carry); nobody waits for the table to be redrawn, which Telegram's flood limits
+  (and so the bot's pacing) make slow by design.
+- ``--players keyboard``: a press waits for a keyboard drawn for the current decision and
+  presses its button (bounded by the pace of table edits: about 25 per second for the bot).
+
+With ``--rate R`` presses are paced open-loop at R per second over all groups (a press takes the
+next free slot), with ``--rate 0`` as fast as the bot allows. Latency: from the press reaching
+the server (the update queued) to the bot's answerCallbackQuery for it arriving there.
 
 ``--unpaced`` runs the same bot's main() without its PacedRateLimiter (benchmarks/_run_bot.py):
 the default limiter counts answerCallbackQuery in its 25/s overall budget.
@@ -32,6 +39,7 @@ from benchmarks._common import (
     Reader,
     build_world,
     choose,
+    fast_move,
     first_poll,
     launch_bot,
     machine,
@@ -40,8 +48,10 @@ from benchmarks._common import (
     stop_bot,
     watch_polls,
 )
+from bot.callbacks import GameButton
 from rules.table import Phase
 from tests.botapi import BotApiServer
+from tests.botapi.models import CallbackQuery
 from tests.botapi.server import ServerEvent
 
 TARGET_RATE = 300.0
@@ -59,6 +69,7 @@ class Players:
         self.answered: dict[str, float] = {}
         self.changed: dict[int, asyncio.Event] = {}
         self.stalls = 0
+        self.refused = 0  # presses answered with an alert (a refusal)
         server.add_listener(self.hear)
 
     def hear(self, event: ServerEvent) -> None:
@@ -93,7 +104,48 @@ class Players:
         while group.last_with_buttons() is None:
             await self.wait_change(group.id, 5.0)
 
-    async def play(self, group: Any, users: list[Any], game_id: int) -> None:
+    async def play_fast(self, group: Any, users: list[Any], game_id: int) -> None:
+        by_id = {u.id: u for u in users}
+        while time.monotonic() < self.until:
+            view = await self.reader.game(game_id)
+            if view is None or view.status == "finished" or view.game.phase is Phase.ENDED:
+                return
+            move = fast_move(view.game)
+            await self.slot()
+            if time.monotonic() >= self.until:
+                return
+            actor, act, amount = move
+            data = GameButton(game_id, view.version, act, amount).encode()
+            query = self.press_raw(by_id[actor], group, data)
+            self.pressed[query.id] = time.monotonic()
+            try:
+                await query.wait(timeout=30)
+            except TimeoutError:
+                self.stalls += 1
+            if query.answer is not None and query.answer.show_alert:
+                self.refused += 1
+
+    def press_raw(self, user: Any, group: Any, data: str) -> CallbackQuery:
+        """A press on the group's newest bot message carrying ``data``."""
+        message = group.last_with_buttons() or group.messages[-1]
+        server = self.server
+        query = CallbackQuery(str(next(server._query_ids)), user, message, message.bot, data)
+        server._queries[query.id] = query
+        server.push_update(
+            message.bot,
+            {
+                "callback_query": {
+                    "id": query.id,
+                    "from": user.to_dict(),
+                    "message": message.to_dict(),
+                    "chat_instance": str(abs(group.id)),
+                    "data": data,
+                }
+            },
+        )
+        return query
+
+    async def play_keyboard(self, group: Any, users: list[Any], game_id: int) -> None:
         by_id = {u.id: u for u in users}
         while time.monotonic() < self.until:
             view = await self.reader.game(game_id)
@@ -144,9 +196,10 @@ async def run(args: argparse.Namespace) -> str:
             started = time.monotonic()
             players = Players(server, reader, args.rate, started + args.seconds)
             players.changed = setup.changed
+            play = players.play_fast if args.players == "fast" else players.play_keyboard
             await asyncio.gather(
                 *(
-                    players.play(g, u, game)
+                    play(g, u, game)
                     for g, u, game in zip(world.groups, world.users, world.games, strict=True)
                 )
             )
@@ -168,11 +221,13 @@ async def run(args: argparse.Namespace) -> str:
     target = f"≥{TARGET_RATE:.0f}/s" if args.rate <= 0 else f"p99 ≤{TARGET_P99_MS:.0f} ms at 100/s"
     ok = rate >= TARGET_RATE if args.rate <= 0 else p99 <= TARGET_P99_MS
     return (
-        f"e2e bot={'unpaced' if args.unpaced else 'default'} groups={args.groups} "
+        f"e2e players={args.players} bot={'unpaced' if args.unpaced else 'default'} "
+        f"groups={args.groups} "
         f"rate={'max' if args.rate <= 0 else f'{args.rate:.0f}/s'} presses={len(players.pressed)} "
         f"answered={answered} {rate:.0f} actions/s p50={p50:.1f} ms p99={p99:.1f} ms "
         f"max={max(latencies, default=0) * 1000:.0f} ms sends+edits={sends} "
-        f"({sends / max(answered, 1):.2f}/action) errors={errors} stalls={players.stalls} "
+        f"({sends / max(answered, 1):.2f}/action) errors={errors} refused={players.refused} "
+        f"stalls={players.stalls} "
         f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
         f"[target {target}: {'meets' if ok else 'below'}] ({machine()})"
     )
@@ -187,6 +242,9 @@ def main() -> None:
     parser.add_argument("--coalesce", type=float, default=0.4, help="COALESCE_SECONDS")
     parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), help="SQLITE_SYNCHRONOUS")
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
+    parser.add_argument(
+        "--players", choices=("fast", "keyboard"), default="fast", help="see the module docs"
+    )
     print(asyncio.run(run(parser.parse_args())))
 
 

@@ -36,13 +36,13 @@ from telegram import Update
 from telegram.ext import Application
 
 from benchmarks._common import (
-    HIT_BELOW,
     PLAYERS,
     PRESET,
     TOKEN,
     Move,
     Reader,
     choose,
+    fast_move,
     machine,
     percentile,
 )
@@ -50,7 +50,6 @@ from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton
 from bot.handlers import Runtime
 from bot.settings import Settings
-from rules.game import Game
 from rules.table import Phase
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser
 from tests.botapi.models import CallbackQuery, Message
@@ -220,25 +219,6 @@ class Bench:
             await self.press(by_id[move.user_id], group, move)
             await self.settle(game_id)
         return played
-
-
-def fast_move(game: Game) -> tuple[int, Act, int | None]:
-    """Who presses what next: the smallest sensible bank and stake, draw below 17, and the first
-    seated player deals the next round."""
-    legal = game.legal_actions()
-    actor = legal.actor
-    if game.phase is Phase.BANK:
-        banker = actor if actor is not None else game.banker
-        assert banker is not None
-        return banker, Act.BANK, min(100, legal.maximum)
-    if game.phase is Phase.STAKE and actor is not None:
-        return actor, Act.BET, min(10, legal.maximum)
-    if game.phase in (Phase.DRAW, Phase.BANKER) and actor is not None:
-        hit = "hit" in legal.actions and game.hand_value(actor).total < HIT_BELOW
-        return actor, Act.HIT if hit else Act.STAND, None
-    if game.phase is Phase.ROUND_OVER and game.players:
-        return game.players[0], Act.NEXT, None
-    raise AssertionError(f"no move in phase {game.phase}: {legal}")
 
 
 def last_bot_message(chat: Chat) -> Message:
