@@ -326,16 +326,26 @@ async def build_world(
 
 
 def launch_bot(
-    base_url: str, database: Path, log_path: Path, *, unpaced: bool = False, **settings: Any
+    base_url: str,
+    database: Path,
+    log_path: Path,
+    *,
+    unpaced: bool = False,
+    profile: Path | None = None,
+    **settings: Any,
 ) -> tuple[Any, float]:
-    """Start the bot (``python -m bot``, or the unpaced runner) as a subprocess; returns the
-    process and its monotonic launch time."""
+    """Start the bot (``python -m bot``, or the runner when unpaced or profiled) as a
+    subprocess; returns the process and its monotonic launch time."""
     import subprocess
 
     env = dict(os.environ)
     env.update(settings_values(database, base_url, **settings))
     env["OCHKO_NO_VENV"] = "1"
-    module = ["-m", "benchmarks._run_bot", "--unpaced"] if unpaced else ["-m", "bot"]
+    module = ["-m", "bot"]
+    if unpaced or profile is not None:
+        module = ["-m", "benchmarks._run_bot"]
+        module += ["--unpaced"] if unpaced else []
+        module += ["--profile", str(profile)] if profile is not None else []
     log = open(log_path, "wb")  # noqa: SIM115 - the child writes to it until it exits
     launched = time.monotonic()
     process = subprocess.Popen(

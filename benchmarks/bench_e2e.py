@@ -182,7 +182,12 @@ async def run(args: argparse.Namespace) -> str:
         if args.synchronous:
             extra["sqlite_synchronous"] = args.synchronous
         process, launched = launch_bot(
-            server.base_url, database, Path(folder) / "bot.log", unpaced=args.unpaced, **extra
+            server.base_url,
+            database,
+            Path(folder) / "bot.log",
+            unpaced=args.unpaced,
+            profile=args.profile,
+            **extra,
         )
         reader = Reader(database)
         try:
@@ -245,6 +250,7 @@ def main() -> None:
     parser.add_argument(
         "--players", choices=("fast", "keyboard"), default="fast", help="see the module docs"
     )
+    parser.add_argument("--profile", type=Path, help="write the bot's cProfile stats here")
     print(asyncio.run(run(parser.parse_args())))
 
 
