@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, AnyStr
 
 Entity = dict[str, Any]
 
@@ -95,7 +95,7 @@ def _decode_html_entity(data: bytes, i: int) -> tuple[str, int] | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class _OpenTag:
     name: str
     argument: str
@@ -104,8 +104,121 @@ class _OpenTag:
     expandable: bool = False
 
 
+_AMP, _SLASH, _GT, _NUL = b"&/>\0"
+
+# parse_html works on NUL-terminated UTF-8 and reads the common tokens with one match each: a run
+# of text, a well-formed end tag, a start tag without attributes. Everything else (`&`, a start
+# tag with attributes, a malformed tag) goes through the general code, which words the errors.
+_HTML_TOKEN = re.compile(
+    rb"(?P<text>[^<&]+)"
+    rb"|</(?P<end>[^\0 \t\r\n\f\v>]*)[ \t\r\n\f\v]*>"
+    rb"|<(?P<start>[^\0 \t\r\n\f\v>/][^\0 \t\r\n\f\v>]*)[ \t\r\n\f\v]*>"
+)
+_HTML_SPACES = re.compile(rb"[ \t\r\n\f\v]*")
+_HTML_TAG_NAME = re.compile(rb"[^\0 \t\r\n\f\v>]*")
+_HTML_ATTR_NAME = re.compile(rb"[^\0 \t\r\n\f\v=>]*")
+_HTML_NAME_TOKEN = re.compile(rb"[A-Za-z0-9.-]*")
+_HTML_QUOTED = {quote: re.compile(rb"[^&\0" + bytes([quote]) + rb"]*") for quote in b"'\""}
+
+
 def _is_space(byte: int) -> bool:
     return byte in b" \t\r\n\f\v"
+
+
+def _skip(pattern: re.Pattern[AnyStr], data: AnyStr, i: int) -> int:
+    """The index after what `pattern` (which may match nothing) matches at data[i]."""
+    match = pattern.match(data, i)
+    return match.end() if match else i
+
+
+def _html_quoted_value(data: bytes, i: int) -> tuple[str, int]:
+    """Read the quoted attribute value at data[i] (the quote), decoding entities in it.
+
+    Returns the value and the index after the closing quote (or of the NUL terminator).
+    """
+    quote = data[i]
+    pattern = _HTML_QUOTED[quote]
+    i += 1
+    parts: list[str] = []
+    while True:
+        stop = _skip(pattern, data, i)
+        parts.append(data[i:stop].decode("utf-8", errors="replace"))
+        i = stop
+        if data[i] != _AMP:
+            break
+        decoded = _decode_html_entity(data, i)
+        if decoded is None:
+            parts.append("&")
+            i += 1
+        else:
+            parts.append(decoded[0])
+            i = decoded[1]
+    if data[i] == quote:
+        i += 1
+    return "".join(parts), i
+
+
+def _html_start_tag(data: bytes, begin: int) -> tuple[str, str, bool, int]:
+    """Parse the start tag at data[begin] (a `<`) with its attributes, or raise tdlib's error.
+
+    Returns the tag name, its argument (URL, language, …), whether it is an expandable
+    blockquote, and the index after the closing `>`.
+    """
+    i = _skip(_HTML_TAG_NAME, data, begin + 1)
+    if data[i] == _NUL:
+        raise EntityParseError(f"Unclosed start tag at byte offset {begin}")
+    tag = data[begin + 1 : i].decode("utf-8", errors="replace").lower()
+    if tag not in _HTML_TAGS:
+        raise EntityParseError(f'Unsupported start tag "{tag}" at byte offset {begin}')
+    argument = ""
+    expandable = False
+    while data[i] != _GT:
+        i = _skip(_HTML_SPACES, data, i)
+        if data[i] == _GT:
+            break
+        attr_begin = i
+        i = _skip(_HTML_ATTR_NAME, data, i)
+        attr_name = data[attr_begin:i].decode("utf-8", errors="replace")
+        if not attr_name:
+            raise EntityParseError(
+                f'Empty attribute name in the tag "{tag}" at byte offset {begin}'
+            )
+        i = _skip(_HTML_SPACES, data, i)
+        if data[i] != ord("="):
+            if tag == "blockquote" and attr_name == "expandable":
+                expandable = True
+                continue
+            raise EntityParseError(
+                "Expected equal sign in declaration of an attribute of the tag "
+                f'"{tag}" at byte offset {begin}'
+            )
+        i = _skip(_HTML_SPACES, data, i + 1)
+        if data[i] == _NUL:
+            raise EntityParseError(f'Unclosed start tag "{tag}" at byte offset {begin}')
+        value: str
+        if data[i] not in b"'\"":
+            token_begin = i
+            i = _skip(_HTML_NAME_TOKEN, data, i)
+            value = data[token_begin:i].decode("ascii").lower()
+            if not _is_space(data[i]) and data[i] != _GT:
+                raise EntityParseError(f"Unexpected end of name token at byte offset {token_begin}")
+        else:
+            value, i = _html_quoted_value(data, i)
+        if data[i] == _NUL:
+            raise EntityParseError(f"Unclosed start tag at byte offset {begin}")
+        if tag == "a" and attr_name == "href":
+            argument = value
+        elif tag == "code" and attr_name == "class" and value.startswith("language-"):
+            argument = value[9:]
+        elif tag == "span" and attr_name == "class" and value.startswith("tg-"):
+            argument = value[3:]
+        elif tag == "tg-emoji" and attr_name == "emoji-id":
+            argument = value
+        elif tag == "blockquote" and attr_name == "expandable":
+            expandable = True
+    if tag == "span" and argument != "spoiler":
+        raise EntityParseError(f'Tag "span" must have class "tg-spoiler" at byte offset {begin}')
+    return tag, argument, expandable, i + 1
 
 
 def parse_html(text: str) -> tuple[str, list[Entity]]:
@@ -118,128 +231,38 @@ def parse_html(text: str) -> tuple[str, list[Entity]]:
     entities: list[Entity] = []
     i = 0
     while i < size:
-        byte = data[i]
-        if byte == ord("&"):
-            decoded = _decode_html_entity(data, i)
-            if decoded is not None:
-                char, i = decoded
-                out.append(char)
-                utf16 += utf16_len(char)
+        token = _HTML_TOKEN.match(data, i, size)
+        kind = token.lastgroup if token else None
+        if token and kind == "text":
+            chunk = token[0].decode("utf-8")
+            out.append(chunk)
+            utf16 += utf16_len(chunk)
+            i = token.end()
+            continue
+        if token and kind == "start":
+            tag = token["start"].decode("utf-8", errors="replace").lower()
+            if tag in _HTML_TAGS and tag != "span":  # span needs its class attribute
+                stack.append(_OpenTag(tag, "", utf16, len(out)))
+                i = token.end()
                 continue
-        if byte != ord("<"):
-            # Copy one whole UTF-8 character.
-            length = 1
-            if byte >= 0xF0:
-                length = 4
-            elif byte >= 0xE0:
-                length = 3
-            elif byte >= 0xC0:
-                length = 2
-            char = data[i : i + length].decode("utf-8", errors="replace")
+        begin = i
+        if data[i] == _AMP:
+            decoded = _decode_html_entity(data, i)
+            char, i = decoded if decoded is not None else ("&", i + 1)
             out.append(char)
             utf16 += utf16_len(char)
-            i += length
             continue
-        begin = i
-        i += 1
-        if data[i] != ord("/"):
-            while data[i] != 0 and not _is_space(data[i]) and data[i] != ord(">"):
-                i += 1
-            if data[i] == 0:
-                raise EntityParseError(f"Unclosed start tag at byte offset {begin}")
-            tag = data[begin + 1 : i].decode("utf-8", errors="replace").lower()
-            if tag not in _HTML_TAGS:
-                raise EntityParseError(f'Unsupported start tag "{tag}" at byte offset {begin}')
-            argument = ""
-            expandable = False
-            while data[i] != ord(">"):
-                while data[i] != 0 and _is_space(data[i]):
-                    i += 1
-                if data[i] == ord(">"):
-                    break
-                attr_begin = i
-                while data[i] != 0 and not _is_space(data[i]) and data[i] not in b"=>":
-                    i += 1
-                attr_name = data[attr_begin:i].decode("utf-8", errors="replace")
-                if not attr_name:
-                    raise EntityParseError(
-                        f'Empty attribute name in the tag "{tag}" at byte offset {begin}'
-                    )
-                while data[i] != 0 and _is_space(data[i]):
-                    i += 1
-                if data[i] != ord("="):
-                    if tag == "blockquote" and attr_name == "expandable":
-                        expandable = True
-                        continue
-                    raise EntityParseError(
-                        "Expected equal sign in declaration of an attribute of the tag "
-                        f'"{tag}" at byte offset {begin}'
-                    )
-                i += 1
-                while data[i] != 0 and _is_space(data[i]):
-                    i += 1
-                if data[i] == 0:
-                    raise EntityParseError(f'Unclosed start tag "{tag}" at byte offset {begin}')
-                value: str
-                if data[i] not in b"'\"":
-                    token_begin = i
-                    while (chr(data[i]).isalnum() and data[i] < 0x80) or data[i] in b".-":
-                        i += 1
-                    value = data[token_begin:i].decode("ascii").lower()
-                    if not _is_space(data[i]) and data[i] != ord(">"):
-                        raise EntityParseError(
-                            f"Unexpected end of name token at byte offset {token_begin}"
-                        )
-                else:
-                    quote = data[i]
-                    i += 1
-                    chars: list[str] = []
-                    raw = bytearray()
-                    while data[i] != quote and data[i] != 0:
-                        if data[i] == ord("&"):
-                            decoded = _decode_html_entity(data, i)
-                            if decoded is not None:
-                                chars.append(raw.decode("utf-8", errors="replace"))
-                                raw.clear()
-                                chars.append(decoded[0])
-                                i = decoded[1]
-                                continue
-                        raw.append(data[i])
-                        i += 1
-                    chars.append(raw.decode("utf-8", errors="replace"))
-                    value = "".join(chars)
-                    if data[i] == quote:
-                        i += 1
-                if data[i] == 0:
-                    raise EntityParseError(f"Unclosed start tag at byte offset {begin}")
-                if tag == "a" and attr_name == "href":
-                    argument = value
-                elif tag == "code" and attr_name == "class" and value.startswith("language-"):
-                    argument = value[9:]
-                elif tag == "span" and attr_name == "class" and value.startswith("tg-"):
-                    argument = value[3:]
-                elif tag == "tg-emoji" and attr_name == "emoji-id":
-                    argument = value
-                elif tag == "blockquote" and attr_name == "expandable":
-                    expandable = True
-            if tag == "span" and argument != "spoiler":
-                raise EntityParseError(
-                    f'Tag "span" must have class "tg-spoiler" at byte offset {begin}'
-                )
+        if data[i + 1] != _SLASH:
+            tag, argument, expandable, i = _html_start_tag(data, i)
             stack.append(_OpenTag(tag, argument, utf16, len(out), expandable))
-            i += 1  # skip '>'
             continue
         # An end tag.
         if not stack:
             raise EntityParseError(f"Unexpected end tag at byte offset {begin}")
-        while data[i] != 0 and not _is_space(data[i]) and data[i] != ord(">"):
-            i += 1
-        end_name = data[begin + 2 : i].decode("utf-8", errors="replace").lower()
-        while data[i] != 0 and _is_space(data[i]):
-            i += 1
-        if data[i] != ord(">"):
+        if not token or kind != "end":
             raise EntityParseError(f"Unclosed end tag at byte offset {begin}")
-        i += 1
+        end_name = token["end"].decode("utf-8", errors="replace").lower()
+        i = token.end()
         opened = stack.pop()
         if end_name and end_name != opened.name:
             raise EntityParseError(
@@ -293,12 +316,17 @@ def parse_html(text: str) -> tuple[str, list[Entity]]:
 
 MARKDOWN_V2_RESERVED = "_*[]()~`>#+-=|{}.!"
 
+# Plain text that parse_markdown_v2 copies in one piece: up to a backslash, a reserved character
+# (only "`" inside code) or the start of the next line, where a `>` may begin a quote.
+_MD_PLAIN = re.compile(rf"[^\\\n{re.escape(MARKDOWN_V2_RESERVED)}]*\n?")
+_MD_PLAIN_CODE = re.compile(r"[^\\\n`]*\n?")
+
 
 @dataclass
 class _MdOpen:
     type: str
     utf16_offset: int
-    byte_offset: int
+    char_offset: int
     result_pos: int
     argument: str = ""
 
@@ -318,6 +346,19 @@ _MD_TYPE_NAMES = {
 }
 
 
+def _check_utf8(text: str) -> None:
+    """Reject a lone surrogate with the encoder's error for that one character (position 0)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UnicodeEncodeError("utf-8", text[error.start], 0, 1, error.reason) from None
+
+
+def _byte_offset(text: str, index: int) -> int:
+    """The UTF-8 byte offset of text[index], as tdlib reports positions in errors."""
+    return len(text[:index].encode("utf-8"))
+
+
 def _reserved_error(char: str) -> EntityParseError:
     return EntityParseError(
         f"Character '{char}' is reserved and must be escaped with the preceding '\\'"
@@ -326,12 +367,9 @@ def _reserved_error(char: str) -> EntityParseError:
 
 def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
     """Parse MarkdownV2 into plain text and MessageEntity dicts, with tdlib's errors."""
-    chars = [*text, "\0", "\0", "\0"]
+    _check_utf8(text)
+    chars = text + "\0\0\0"  # the padding spares bounds checks on look-ahead
     size = len(text)
-    byte_offsets = [0]
-    for char in text:
-        byte_offsets.append(byte_offsets[-1] + len(char.encode("utf-8")))
-    byte_offsets += [byte_offsets[-1]] * 3
     out: list[str] = []
     utf16 = 0
     stack: list[_MdOpen] = []
@@ -347,7 +385,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
         if quote_start is not None:
             end = utf16
             # The newline that ends the quote is not part of it.
-            if out and out[-1] == "\n":
+            if out and out[-1].endswith("\n"):
                 end -= 1
             if end > quote_start:
                 entities.append(
@@ -369,13 +407,16 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
             utf16 += 1
             i += 2
             continue
-        reserved = MARKDOWN_V2_RESERVED
+        reserved, plain = MARKDOWN_V2_RESERVED, _MD_PLAIN
         if stack and stack[-1].type in ("code", "pre", "pre_code"):
-            reserved = "`"
+            reserved, plain = "`", _MD_PLAIN_CODE
         if c not in reserved:
-            out.append(c)
-            utf16 += utf16_len(c)
-            i += 1
+            # Copy c and the plain text after it; a newline ends the piece (a quote may follow).
+            end = i + 1 if c == "\n" else _skip(plain, text, i + 1)
+            chunk = text[i:end]
+            out.append(chunk)
+            utf16 += utf16_len(chunk)
+            i = end
             continue
         top = stack[-1].type if stack else None
         is_end = {
@@ -391,7 +432,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
             "spoiler": c == "|" and chars[i + 1] == "|",
         }.get(top or "", False)
         if not is_end:
-            start_byte = byte_offsets[i]
+            start = i
             argument = ""
             if c == "_":
                 if chars[i + 1] == "_":
@@ -419,7 +460,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                         end += 1
                     if end != i and end < size and chars[end] != "`":
                         kind = "pre_code"
-                        argument = "".join(chars[i:end])
+                        argument = chars[i:end]
                         i = end
                     if chars[i] in "\r\n":
                         if chars[i + 1] in "\r\n" and chars[i] != chars[i + 1]:
@@ -436,7 +477,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                 i += 1
             else:
                 raise _reserved_error(c)
-            stack.append(_MdOpen(kind, utf16, start_byte, len(out), argument))
+            stack.append(_MdOpen(kind, utf16, start, len(out), argument))
             i += 1
             continue
         opened = stack.pop()
@@ -453,7 +494,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                 url = "".join(out[opened.result_pos :])
             else:
                 i += 2
-                url_begin = byte_offsets[i]
+                url_begin = i
                 url_chars: list[str] = []
                 while i < size and chars[i] != ")":
                     if chars[i] == "\\" and "\0" < chars[i + 1] <= "~":
@@ -463,7 +504,9 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                     url_chars.append(chars[i])
                     i += 1
                 if chars[i] != ")":
-                    raise EntityParseError(f"Can't find end of a URL at byte offset {url_begin}")
+                    raise EntityParseError(
+                        f"Can't find end of a URL at byte offset {_byte_offset(text, url_begin)}"
+                    )
                 url = "".join(url_chars)
             if kind == "custom_emoji":
                 match = re.fullmatch(r"tg://emoji\?id=(\d+)", url)
@@ -487,7 +530,7 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
         opened = stack[-1]
         raise EntityParseError(
             f"Can't find end of {_MD_TYPE_NAMES[opened.type]} entity at byte offset "
-            f"{opened.byte_offset}"
+            f"{_byte_offset(text, opened.char_offset)}"
         )
     close_quote()
     return "".join(out), sort_entities(entities)
@@ -502,17 +545,17 @@ def _valid_url(url: str) -> bool:
 
 # ---------------------------------------------------------------------------- legacy Markdown
 
+_MD_LEGACY_PLAIN = re.compile(r"[^_*`\[\\]*")  # text up to a markup character or a backslash
+
 
 def parse_markdown(text: str) -> tuple[str, list[Entity]]:
     """Parse legacy Markdown (`*bold*`, `_italic_`, `` `code` ``, ```` ```pre``` ````, links)."""
+    _check_utf8(text)
     out: list[str] = []
     entities: list[Entity] = []
     utf16 = 0
     i = 0
     size = len(text)
-    byte_pos = [0]
-    for char in text:
-        byte_pos.append(byte_pos[-1] + len(char.encode("utf-8")))
     while i < size:
         c = text[i]
         if c == "\\" and i + 1 < size and text[i + 1] in "_*`[":
@@ -521,16 +564,19 @@ def parse_markdown(text: str) -> tuple[str, list[Entity]]:
             i += 2
             continue
         if c not in "_*`[":
-            out.append(c)
-            utf16 += utf16_len(c)
-            i += 1
+            end = _skip(_MD_LEGACY_PLAIN, text, i + 1)
+            chunk = text[i:end]
+            out.append(chunk)
+            utf16 += utf16_len(chunk)
+            i = end
             continue
         begin = i
         if c == "`" and text.startswith("```", i):
             end = text.find("```", i + 3)
             if end == -1:
                 raise EntityParseError(
-                    f"Can't find end of the entity starting at byte offset {byte_pos[begin]}"
+                    "Can't find end of the entity starting at byte offset "
+                    f"{_byte_offset(text, begin)}"
                 )
             body = text[i + 3 : end]
             language = ""
@@ -552,7 +598,7 @@ def parse_markdown(text: str) -> tuple[str, list[Entity]]:
         end = text.find(end_char, i + 1)
         if end == -1:
             raise EntityParseError(
-                f"Can't find end of the entity starting at byte offset {byte_pos[begin]}"
+                f"Can't find end of the entity starting at byte offset {_byte_offset(text, begin)}"
             )
         body = text[i + 1 : end]
         i = end + 1
@@ -563,7 +609,7 @@ def parse_markdown(text: str) -> tuple[str, list[Entity]]:
                 close = text.find(")", i + 1)
                 if close == -1:
                     raise EntityParseError(
-                        f"Can't find end of a URL at byte offset {byte_pos[i + 1]}"
+                        f"Can't find end of a URL at byte offset {_byte_offset(text, i + 1)}"
                     )
                 entity["url"] = text[i + 1 : close]
                 i = close + 1

@@ -8,6 +8,7 @@ from tests.botapi.entities import (
     EntityParseError,
     detect_entities,
     parse_html,
+    parse_markdown,
     parse_markdown_v2,
     strip_text,
     utf16_len,
@@ -104,3 +105,54 @@ def test_strip_shifts_entities() -> None:
         [{"type": "bold", "offset": 0, "length": 2}],
     )
     assert utf16_len("😀a") == 3
+
+
+def test_html_text_runs_utf16_offsets_and_nul() -> None:
+    # Text between tags is copied in runs: astral characters still count twice, NUL is text.
+    text, entities = parse_html("😀<b>Жё 😀</b>\0x<i >y</i >&#x1F600;<u>&amp;</u>")
+    assert text == "😀Жё 😀\0xy😀&"
+    assert entities == [
+        {"offset": 2, "length": 5, "type": "bold"},
+        {"offset": 9, "length": 1, "type": "italic"},
+        {"offset": 12, "length": 1, "type": "underline"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("<b>x</b", "Unclosed end tag at byte offset 4"),
+        ("😀 <b>x</ b>", "Unclosed end tag at byte offset 9"),
+        ("</b", "Unexpected end tag at byte offset 0"),
+        ("<b>x<\0/b>", "Unclosed start tag at byte offset 4"),
+        ("<B>x</I>", 'Unmatched end tag at byte offset 4, expected "</b>", found "</i>"'),
+        ("Ж <a href=x_y>", "Unexpected end of name token at byte offset 11"),
+    ],
+)
+def test_html_malformed_tags(source: str, error: str) -> None:
+    with pytest.raises(EntityParseError) as caught:
+        parse_html(source)
+    assert str(caught.value) == error
+
+
+def test_markdown_v2_quote_and_offsets_after_astral_text() -> None:
+    text, entities = parse_markdown_v2(">Цитата 😀\n>ещё\nпосле *жирный* `a.b`")
+    assert text == "Цитата 😀\nещё\nпосле жирный a.b"
+    assert entities == [
+        {"type": "blockquote", "offset": 0, "length": 13},
+        {"offset": 20, "length": 6, "type": "bold"},
+        {"offset": 27, "length": 3, "type": "code"},
+    ]
+    with pytest.raises(EntityParseError, match=r"Bold entity at byte offset 7$"):
+        parse_markdown_v2("Ж😀 *x")
+    with pytest.raises(EntityParseError, match=r"end of a URL at byte offset 11$"):
+        parse_markdown_v2("Ж😀 [a](http://x")
+
+
+def test_markdown_legacy_offsets() -> None:
+    assert parse_markdown("a\\*b 😀 *Ж*") == (
+        "a*b 😀 Ж",
+        [{"type": "bold", "offset": 7, "length": 1}],
+    )
+    with pytest.raises(EntityParseError, match=r"starting at byte offset 7$"):
+        parse_markdown("Ж😀 *x")
