@@ -99,6 +99,9 @@ class Game:
         # every round instead of the lot and the passing of the bank.
         self.house: int | None = None
         self.log: list[dict[str, Any]] = []
+        # How many entries of the session's log come before ``log`` and are kept by the owner
+        # (see archive_log): a long session's log would otherwise be carried by every action.
+        self.log_base = 0
         # The shuffles of the current round (see rules.fairness): commitment, salt, order,
         # the codes dealt from each so far, recycled. The salt and order stay secret until the
         # round is settled; the bot shows only the commitment before then.
@@ -505,7 +508,7 @@ class Game:
                 for shuffle in self.shuffles
             ],
             "log": [dict(entry) for entry in self.log],
-        }
+        } | ({"log_base": self.log_base} if self.log_base else {})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
@@ -538,6 +541,7 @@ class Game:
             for shuffle in data.get("shuffles", ())
         ]
         game.log = [dict(entry) for entry in data["log"]]
+        game.log_base = data.get("log_base", 0)
         return game
 
     @classmethod
@@ -587,7 +591,32 @@ class Game:
         # A log entry is never changed once appended (_begin and _shuffle append finished
         # dicts), so the entries are shared: only the list is new.
         game.log = list(self.log)
+        game.log_base = self.log_base
         return game
+
+    def archive_log(self, keep: int) -> list[dict[str, Any]]:
+        """Hand over the log but for its last ``keep`` entries, for the owner to keep elsewhere;
+        the game goes on with those entries and counts the others in ``log_base``.
+
+        The rules read only the current round from the log (the odds look at its shuffles and
+        draws), so an owner may archive everything before the round being played: keep = the
+        entries since the round's first action. :meth:`revealed_round` and :meth:`replay` need
+        the whole log: give them the archived entries back.
+        """
+        if not 0 <= keep <= len(self.log):
+            raise ValueError(f"keep must be within 0..{len(self.log)}, got {keep}")
+        cut = len(self.log) - keep
+        archived, self.log = self.log[:cut], self.log[cut:]
+        self.log_base += cut
+        return archived
+
+    def full_log(self, archived: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The session's whole log: the ``archived`` entries (all of them) and the game's own."""
+        if len(archived) != self.log_base:
+            raise ValueError(
+                f"the archived log has {len(archived)} entries, the game counts {self.log_base}"
+            )
+        return [*archived, *self.log]
 
     @classmethod
     def replay(cls, variant: Variant, log: Iterable[dict[str, Any]]) -> Game:
@@ -1109,20 +1138,24 @@ class Game:
             for shuffle in self.shuffles
         )
 
-    def revealed_round(self, round_no: int) -> tuple[RevealedShuffle, ...] | None:
+    def revealed_round(
+        self, round_no: int, archived: Sequence[dict[str, Any]] = ()
+    ) -> tuple[RevealedShuffle, ...] | None:
         """The shuffles of a settled round of this game, rebuilt from the log, with the
         commitments as they were logged (and published) when each shuffle was made; None when
         that round was not settled (still being played, voided, or never dealt). A round dealt
-        before commitments were logged comes back as an empty tuple."""
-        entries = [entry for entry in self.log if entry["a"] == "shuffle"]
-        lots = [entry["i"] for entry in self.log if entry["a"] == "lot"]
+        before commitments were logged comes back as an empty tuple. ``archived``: the entries
+        :meth:`archive_log` handed over (all of them)."""
+        log = self.full_log(archived)
+        entries = [entry for entry in log if entry["a"] == "shuffle"]
+        lots = [entry["i"] for entry in log if entry["a"] == "lot"]
         source = RecordedSource(
             [entry["order"] for entry in entries],
             lots,
             [entry.get("salt", "") for entry in entries],
         )
         replay = Game(self.variant, source)
-        for entry in self.log:
+        for entry in log:
             for event in replay.apply(entry):
                 if isinstance(event, RoundSettled) and event.round_no == round_no:
                     done = sum(1 for e in replay.log if e["a"] == "shuffle")
