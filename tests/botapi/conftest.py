@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import telegram
 
+from bot.transport import AiohttpRequest
 from tests.botapi.flood import FloodLimits
 from tests.botapi.models import Chat, FakeBot, FakeUser
 from tests.botapi.server import BotApiServer
@@ -30,11 +32,15 @@ async def server() -> AsyncIterator[BotApiServer]:
         yield running
 
 
-@pytest.fixture
-async def world(server: BotApiServer) -> AsyncIterator[World]:
+@pytest.fixture(params=["httpx", "aiohttp"])
+async def world(server: BotApiServer, request: pytest.FixtureRequest) -> AsyncIterator[World]:
+    """PTB's Bot on both transports: its default (httpx) and the bot's own (aiohttp)."""
     bot = server.add_bot(username="ochko_test_bot")
     alice = server.create_user("Alice", username="alice")
     bob = server.create_user("Bob", username="bob")
     group = server.create_group("Table 1", members=[alice, bob], admins=[alice])
-    async with telegram.Bot(bot.token, base_url=server.base_url) as ptb:
+    transports: dict[str, Any] = {}
+    if request.param == "aiohttp":
+        transports = {"request": AiohttpRequest(8), "get_updates_request": AiohttpRequest(2)}
+    async with telegram.Bot(bot.token, base_url=server.base_url, **transports) as ptb:
         yield World(server, bot, alice, bob, group, ptb)

@@ -1,0 +1,126 @@
+"""The bot's HTTP transport to the Bot API: python-telegram-bot's BaseRequest over aiohttp.
+
+PTB's default transport (httpx) costs about 1.4 ms of CPU per Bot API call on our machine; this
+one about a quarter of that (measured: docs/performance.md). Every game action makes at least
+two calls (its update arrives through getUpdates, and it is answered with answerCallbackQuery),
+so the transport was the largest single cost of the bot under load.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import aiohttp
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+DEFAULT_TIMEOUT = 5.0
+MEDIA_WRITE_TIMEOUT = 20.0
+PROXY_VARIABLES = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
+
+
+class AiohttpRequest(BaseRequest):
+    """One aiohttp session with a bounded connection pool, opened by :meth:`initialize`."""
+
+    def __init__(
+        self,
+        connection_pool_size: int = 256,
+        *,
+        read_timeout: float | None = DEFAULT_TIMEOUT,
+        write_timeout: float | None = DEFAULT_TIMEOUT,
+        connect_timeout: float | None = DEFAULT_TIMEOUT,
+        pool_timeout: float | None = 1.0,
+        media_write_timeout: float | None = MEDIA_WRITE_TIMEOUT,
+    ) -> None:
+        if connection_pool_size < 1:
+            raise ValueError(f"connection_pool_size must be at least 1, got {connection_pool_size}")
+        self._pool_size = connection_pool_size
+        self._read_timeout = read_timeout
+        self._write_timeout = write_timeout
+        self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._media_write_timeout = media_write_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._pool_size)
+            # aiohttp's trust_env honours HTTPS_PROXY & co. (as PTB's httpx transport does) but
+            # also looks for ~/.netrc credentials on every request, on a thread: 0.8 ms a call.
+            # So only where a proxy is configured.
+            self._session = aiohttp.ClientSession(connector=connector, trust_env=_proxy_set())
+
+    async def shutdown(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("AiohttpRequest is not initialized")
+        files = request_data.multipart_data if request_data is not None else None
+        fields = request_data.json_parameters if request_data is not None else None
+        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
+        write = write_timeout
+        if isinstance(write, DefaultValue):
+            write = self._media_write_timeout if files else self._write_timeout
+        connect = (
+            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        )
+        pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        # aiohttp has no write timeout of its own: the upload counts against the read one (the
+        # answer cannot start before the request is sent).
+        sock_read = None if read is None else read + (write or 0.0)
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=None if pool is None and connect is None else (pool or 0.0) + (connect or 0.0),
+            sock_connect=connect,
+            sock_read=sock_read,
+        )
+        body: Any = _form(fields, files) if files else fields
+        try:
+            async with session.request(method, url, data=body, timeout=timeout) as response:
+                return response.status, await response.read()
+        except TimeoutError as error:
+            raise TimedOut from error
+        except aiohttp.ClientError as error:
+            raise NetworkError(f"aiohttp.{error.__class__.__name__}: {error}") from error
+
+
+def _proxy_set() -> bool:
+    return any(os.environ.get(name) for name in PROXY_VARIABLES)
+
+
+def _form(fields: dict[str, str] | None, files: dict[str, Any]) -> aiohttp.FormData:
+    """A multipart body: the parameters as plain fields, the files as file parts."""
+    form = aiohttp.FormData()
+    for name, value in (fields or {}).items():
+        form.add_field(name, value)
+    for name, part in files.items():
+        filename, content, mimetype = part
+        form.add_field(name, content, filename=filename, content_type=mimetype)
+    return form

@@ -1,0 +1,97 @@
+"""The bot's aiohttp transport: what the Bot API server answers reaches PTB unchanged, and the
+network's failures become PTB's errors. (tests/botapi/test_server.py runs every server test on
+this transport too.)"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+import telegram
+from aiohttp import web
+from telegram.error import BadRequest, NetworkError, TimedOut
+
+from bot import transport
+from bot.transport import AiohttpRequest
+from tests.botapi.server import BotApiServer
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
+)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[BotApiServer]:
+    async with BotApiServer(flood_limits=False) as running:
+        yield running
+
+
+async def test_calls_uploads_and_errors_round_trip(server: BotApiServer) -> None:
+    fake = server.add_bot(username="transport_bot")
+    alice = server.create_user("Alice")
+    group = server.create_group("Table", members=[alice])
+    request = AiohttpRequest(4)
+    async with telegram.Bot(fake.token, base_url=server.base_url, request=request) as bot:
+        assert (await bot.get_me()).username == "transport_bot"
+        sent = await bot.send_message(group.id, "<b>Банк</b> 100 ♠", parse_mode="HTML")
+        assert group.messages[-1].text == "Банк 100 ♠"
+        assert sent.message_id == group.messages[-1].message_id
+        # A multipart upload: the file and the plain fields beside it.
+        photo = await bot.send_photo(group.id, PNG, caption="chart")
+        assert photo.photo and group.messages[-1].caption == "chart"
+        with pytest.raises(BadRequest, match="find end tag"):
+            await bot.send_message(group.id, "<b>open", parse_mode="HTML")
+
+
+async def test_a_silent_server_times_out_and_a_closed_port_is_a_network_error() -> None:
+    async def stall(request: web.Request) -> web.Response:
+        await asyncio.sleep(5)
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", stall)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    request = AiohttpRequest(2, read_timeout=0.2, write_timeout=0.0)
+    await request.initialize()
+    try:
+        with pytest.raises(TimedOut):
+            await request.post(f"http://127.0.0.1:{port}/bot1:x/getMe")
+    finally:
+        await runner.cleanup()
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    try:
+        with pytest.raises(NetworkError, match="aiohttp"):
+            await request.post(f"http://127.0.0.1:{closed}/bot1:x/getMe")
+    finally:
+        await request.shutdown()
+        await request.shutdown()  # twice is harmless
+
+
+async def test_it_must_be_initialized_and_can_start_again() -> None:
+    request = AiohttpRequest(1)
+    with pytest.raises(RuntimeError, match="not initialized"):
+        await request.do_request("http://127.0.0.1:9/", "POST")
+    await request.initialize()
+    await request.shutdown()
+    await request.initialize()
+    assert request.read_timeout == transport.DEFAULT_TIMEOUT
+    await request.shutdown()
+    with pytest.raises(ValueError, match="at least 1"):
+        AiohttpRequest(0)
+
+
+def test_proxy_variables_switch_on_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in transport.PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert not transport._proxy_set()
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert transport._proxy_set()
