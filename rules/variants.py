@@ -6,7 +6,7 @@ A variant is a frozen value: the engine reads it and never branches on a preset'
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from enum import Enum, StrEnum
 from typing import Any
 
@@ -75,7 +75,9 @@ class Variant:
     turn_order: TurnOrder
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Every field is a plain value or an enum, so no deep copy (asdict's) is needed: every
+        # saved game serializes its variant.
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
         for key, value in data.items():
             if isinstance(value, Enum):
                 data[key] = value.value
@@ -90,6 +92,8 @@ class Variant:
             kwargs[field.name] = data[field.name]
         return _coerce(kwargs)
 
+
+_FIELD_NAMES = tuple(field.name for field in fields(Variant))
 
 CLASSIC36 = Variant(
     name="classic36",
