@@ -63,6 +63,16 @@ def memory_kb(pid: int) -> dict[str, int]:
     return found
 
 
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) a process has used so far, this one by default."""
+    if pid is None:
+        usage = os.times()
+        return usage.user + usage.system
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # ------------------------------------------------------------------ the games, read-only
 
 

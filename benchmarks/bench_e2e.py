@@ -39,6 +39,7 @@ from benchmarks._common import (
     Reader,
     build_world,
     choose,
+    cpu_seconds,
     fast_move,
     first_poll,
     launch_bot,
@@ -198,6 +199,7 @@ async def run(args: argparse.Namespace) -> str:
                 *(setup.show_table(g, u[0]) for g, u in zip(world.groups, world.users, strict=True))
             )
             calls_before = len(server.requests)
+            cpu_before = cpu_seconds(process.pid), cpu_seconds()
             started = time.monotonic()
             players = Players(server, reader, args.rate, started + args.seconds)
             players.changed = setup.changed
@@ -209,6 +211,8 @@ async def run(args: argparse.Namespace) -> str:
                 )
             )
             elapsed = time.monotonic() - started
+            bot_cpu = cpu_seconds(process.pid) - cpu_before[0]
+            harness_cpu = cpu_seconds() - cpu_before[1]
             rss = memory_kb(process.pid)
             calls = Counter(r.method for r in server.requests[calls_before:])
             errors = sum(1 for r in server.requests[calls_before:] if not r.ok)
@@ -234,6 +238,7 @@ async def run(args: argparse.Namespace) -> str:
         f"({sends / max(answered, 1):.2f}/action) errors={errors} refused={players.refused} "
         f"stalls={players.stalls} "
         f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
+        f"cpu: bot={bot_cpu / elapsed:.0%} server+players={harness_cpu / elapsed:.0%} "
         f"[target {target}: {'meets' if ok else 'below'}] ({machine()})"
     )
 
