@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import os
 import sqlite3
 import time
 from abc import abstractmethod
+from collections import OrderedDict
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -18,7 +20,7 @@ from collections.abc import (
     Sequence,
 )
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
-from typing import Any, Final, cast
+from typing import Any, Final, Generic, Literal, TypeVar, cast
 
 import aiosqlite
 
@@ -54,6 +56,8 @@ from storage.models import (
 
 SYNCHRONOUS_MODES: Final = frozenset({"FULL", "NORMAL", "EXTRA"})
 BUSY_TIMEOUT_MS: Final = 5000
+# Entries of each read cache (chat settings, users): a few MB at most.
+CACHE_SIZE: Final = 50_000
 
 Row = Sequence[Any]
 Params = Sequence[Any] | Mapping[str, Any]
@@ -138,6 +142,99 @@ def _check_status(status: str) -> GameStatus:
     return cast(GameStatus, status)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Miss(enum.Enum):
+    """What a cache lookup returns for a key it does not hold (None is a cacheable value)."""
+
+    MISS = enum.auto()
+
+
+MISS: Final = _Miss.MISS
+
+
+class _Lru(Generic[K, V]):
+    """A bounded mapping that forgets the least recently used entry first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: K) -> V | Literal[_Miss.MISS]:
+        value = self._data.get(key, MISS)
+        if value is not MISS:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        if self._size <= 0:
+            return
+        self._data[key] = value
+        self._data.move_to_end(key)
+        if len(self._data) > self._size:
+            self._data.popitem(last=False)
+
+    def pop(self, key: K) -> None:
+        self._data.pop(key, None)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+class _Writes:
+    """The chats and users a transaction wrote: not to be read from, nor put into, the caches
+    until it is over, and to be forgotten by them again then."""
+
+    __slots__ = ("chats", "users")
+
+    def __init__(self) -> None:
+        self.chats: set[int] = set()
+        self.users: set[int] = set()
+
+
+class _Caches:
+    """In-memory copies of committed chat settings and users, owned by one SqliteStorage.
+
+    Valid only because every change of these rows goes through that storage object (one bot
+    process owns a database): a transaction that writes a row evicts it at the write and once
+    more when it is over, and a value read inside a transaction is cached only if that
+    transaction has not written the row, so a value nobody committed is never cached.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.chats: _Lru[int, ChatSettings] = _Lru(size)
+        self.users: _Lru[int, User | None] = _Lru(size)
+
+    def clear(self) -> None:
+        self.chats.clear()
+        self.users.clear()
+
+    def forget(self, writes: _Writes) -> None:
+        for chat_id in writes.chats:
+            self.chats.pop(chat_id)
+        for user_id in writes.users:
+            self.users.pop(user_id)
+
+
+def _private(settings: ChatSettings) -> ChatSettings:
+    """The cached settings with a dict of overrides of its own, which the caller may change."""
+    if not settings.overrides:
+        return settings
+    return ChatSettings(
+        settings.chat_id,
+        settings.language,
+        settings.preset,
+        dict(settings.overrides),
+        settings.turn_timeout,
+        settings.house_banker,
+    )
+
+
 class _SqliteReads(Reads):
     """Single-statement reads, shared by the storage object and its transactions.
 
@@ -152,7 +249,8 @@ class _SqliteReads(Reads):
         rows = await self._rows(sql, params)
         return rows[0] if rows else None
 
-    async def get_chat(self, chat_id: int) -> ChatSettings:
+    async def _fetch_chat(self, chat_id: int) -> ChatSettings:
+        """The chat's settings from the database (get_chat adds the cache)."""
         row = await self._row(
             "SELECT language, preset, overrides, turn_timeout, house_banker "
             "FROM chats WHERE chat_id = ?",
@@ -169,7 +267,8 @@ class _SqliteReads(Reads):
             house_banker=bool(row[4]),
         )
 
-    async def get_user(self, user_id: int) -> User | None:
+    async def _fetch_user(self, user_id: int) -> User | None:
+        """The user from the database (get_user adds the cache)."""
         row = await self._row(
             "SELECT name, language, private_opened FROM users WHERE user_id = ?", (user_id,)
         )
@@ -213,9 +312,18 @@ class _SqliteReads(Reads):
 
 
 class SqliteTransaction(_SqliteReads, Transaction):
-    def __init__(self, conn: aiosqlite.Connection, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        clock: Callable[[], float],
+        caches: _Caches,
+        writes: _Writes,
+    ) -> None:
         self._conn: aiosqlite.Connection | None = conn
         self._clock = clock
+        self._caches = caches
+        # Rows written by this transaction: read from the database, never cached, until it ends.
+        self._writes = writes
 
     def _close(self) -> None:
         self._conn = None
@@ -227,6 +335,28 @@ class SqliteTransaction(_SqliteReads, Transaction):
 
     async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
         return list(await self._live().execute_fetchall(sql, params))
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        if chat_id in self._writes.chats:
+            return await self._fetch_chat(chat_id)
+        cached = self._caches.chats.get(chat_id)
+        if cached is not MISS:
+            self._live()
+            return _private(cached)
+        settings = await self._fetch_chat(chat_id)
+        self._caches.chats.put(chat_id, settings)
+        return _private(settings)
+
+    async def get_user(self, user_id: int) -> User | None:
+        if user_id in self._writes.users:
+            return await self._fetch_user(user_id)
+        cached = self._caches.users.get(user_id)
+        if cached is not MISS:
+            self._live()
+            return cached
+        user = await self._fetch_user(user_id)
+        self._caches.users.put(user_id, user)
+        return user
 
     async def _execute(self, sql: str, params: Params = ()) -> int:
         cursor = await self._live().execute(sql, params)
@@ -404,6 +534,8 @@ class SqliteTransaction(_SqliteReads, Transaction):
                 else (old.private_opened if old is not None else False)
             ),
         )
+        self._writes.users.add(user_id)
+        self._caches.users.pop(user_id)
         await self._execute(
             "INSERT INTO users (user_id, name, language, private_opened) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
@@ -413,6 +545,8 @@ class SqliteTransaction(_SqliteReads, Transaction):
         return user
 
     async def save_chat_settings(self, settings: ChatSettings) -> None:
+        self._writes.chats.add(settings.chat_id)
+        self._caches.chats.pop(settings.chat_id)
         await self._execute(
             "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
@@ -571,6 +705,12 @@ class SqliteStorage(_SqliteReads, Storage):
     has a single transaction, and a read interleaved with another task's open transaction would
     see that transaction's uncommitted writes. Other processes are kept out by BEGIN IMMEDIATE
     and busy_timeout.
+
+    One bot process owns a database: chat settings and users, read on every action, are cached
+    in memory (`cache_size` entries each, least recently used forgotten first) and the cache
+    learns of changes only through this object's transactions. A change of the chats or users
+    tables made by anyone else (another process, another SqliteStorage on the same file, a
+    hand-run sqlite3) is not seen by get_chat/get_user until the next start().
     """
 
     def __init__(
@@ -580,6 +720,7 @@ class SqliteStorage(_SqliteReads, Storage):
         synchronous: str = "FULL",
         clock: Callable[[], float] = time.time,
         migrations: Sequence[Migration] = MIGRATIONS,
+        cache_size: int = CACHE_SIZE,
     ) -> None:
         mode = synchronous.upper()
         if mode not in SYNCHRONOUS_MODES:
@@ -593,10 +734,12 @@ class SqliteStorage(_SqliteReads, Storage):
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        self._caches = _Caches(cache_size)
 
     async def start(self) -> None:
         if self._conn is not None:
             raise StorageError("storage is already started")
+        self._caches.clear()  # whatever happened to the file meanwhile, read it anew
         try:
             conn = await aiosqlite.connect(self.path, isolation_level=None)
         except sqlite3.Error as error:
@@ -635,16 +778,22 @@ class SqliteStorage(_SqliteReads, Storage):
             return
         async with self._lock:  # let a running transaction finish first
             conn, self._conn = self._conn, None
+            self._caches.clear()
             await conn.close()
 
-    @asynccontextmanager
-    async def _locked(self) -> AsyncIterator[aiosqlite.Connection]:
+    def _check_not_owner(self) -> asyncio.Task[Any] | None:
+        """The current task; StorageError if it is inside its own transaction."""
         task = asyncio.current_task()
         if task is not None and self._owner is task:
             raise StorageError(
                 "storage used directly inside its own open transaction (this would deadlock); "
                 "use the Transaction object's methods"
             )
+        return task
+
+    @asynccontextmanager
+    async def _locked(self) -> AsyncIterator[aiosqlite.Connection]:
+        task = self._check_not_owner()
         async with self._lock:
             if self._conn is None:
                 raise TransactionClosed("storage is not started")
@@ -658,6 +807,25 @@ class SqliteStorage(_SqliteReads, Storage):
         async with self._locked() as conn:
             return list(await conn.execute_fetchall(sql, params))
 
+    # The cached reads. A miss reads under the lock, so no transaction is open then: the value
+    # is committed, and no await comes between the read and the put that a write could slip into.
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        self._check_not_owner()  # fail fast whether or not the value is cached
+        cached = self._caches.chats.get(chat_id)
+        if cached is MISS:
+            cached = await self._fetch_chat(chat_id)
+            self._caches.chats.put(chat_id, cached)
+        return _private(cached)
+
+    async def get_user(self, user_id: int) -> User | None:
+        self._check_not_owner()
+        cached = self._caches.users.get(user_id)
+        if cached is MISS:
+            cached = await self._fetch_user(user_id)
+            self._caches.users.put(user_id, cached)
+        return cached
+
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         return self._transaction()
 
@@ -665,19 +833,24 @@ class SqliteStorage(_SqliteReads, Storage):
     async def _transaction(self) -> AsyncIterator[Transaction]:
         async with self._locked() as conn:
             await conn.execute("BEGIN IMMEDIATE")
-            tx = SqliteTransaction(conn, self._clock)
+            writes = _Writes()
+            tx = SqliteTransaction(conn, self._clock, self._caches, writes)
             try:
-                yield tx
-            except BaseException:
+                try:
+                    yield tx
+                except BaseException:
+                    tx._close()
+                    await self._rollback(conn)
+                    raise
                 tx._close()
-                await self._rollback(conn)
-                raise
-            tx._close()
-            try:
-                await conn.execute("COMMIT")
-            except BaseException:
-                await self._rollback(conn)
-                raise
+                try:
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    await self._rollback(conn)
+                    raise
+            finally:
+                # Committed or not, what the transaction wrote is read anew from now on.
+                self._caches.forget(writes)
 
     @staticmethod
     async def _rollback(conn: aiosqlite.Connection) -> None:
