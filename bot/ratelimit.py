@@ -290,10 +290,13 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     # ------------------------------------------------------------------ public helpers
 
     async def wait_turn(self, chat_id: int | str) -> float:
-        """Wait until ``chat_id`` has a free slot and reserve it (it counts as a send now).
+        """Wait until ``chat_id`` has a free slot and the bot an overall one, and reserve them
+        (they count as a send now).
 
-        Send the request right after with ``rate_limit_args={"reserved": True}``: it skips the
-        per-chat wait (the overall limit still applies). Returns the seconds waited.
+        Send the request right after with ``rate_limit_args={"reserved": True}``: it skips both
+        waits, so a caller may hold a lock of its own around the send without holding it through
+        the queue of the whole bot (only a 429 block still holds the send). Returns the seconds
+        waited.
         """
         key = _chat_key(chat_id)
         if key is None:
@@ -303,7 +306,13 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         try:
             async with chat.lock:
                 started = time.monotonic()
-                now = await self._wait(chat, started)
+                now = started
+                while True:
+                    now = await self._wait(chat, now)
+                    await self._overall_turn()
+                    now = time.monotonic()
+                    if chat.delay(now) == 0:
+                        break
                 chat.record(now)
                 chat.reservations.append(now)
                 self._count_wait(now - started)
@@ -453,7 +462,11 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         async def first() -> None:
             started = time.monotonic()
             await self._wait(chat, started, paced=False)
-            await self._overall_turn()
+            if reserved:
+                # wait_turn took the overall slot too: only a bot-wide 429 block holds us.
+                await self._wait(self._overall, time.monotonic(), paced=False)
+            else:
+                await self._overall_turn()
             now = time.monotonic()
             if not reserved:
                 chat.record(now)

@@ -350,13 +350,30 @@ async def test_wait_turn_queues_with_paced_requests() -> None:
     assert min(gaps(rec.stamps(ALICE))) >= 0.15 - 0.02
 
 
-async def test_reserved_send_still_counts_overall() -> None:
+async def test_wait_turn_takes_the_overall_slot_and_the_reserved_send_goes_at_once() -> None:
+    """The publisher holds a game's lock from wait_turn to the send: the queue of the whole bot
+    (the overall limit) must be waited for before, never inside that lock."""
     paced, rec = limiter(overall_per_second=1, overall_window=0.3), Recorder()
     await send(paced, rec, ALICE)
+    started = time.monotonic()
     await paced.wait_turn(GROUP)
+    assert time.monotonic() - started >= 0.25  # the overall limit held the reservation
     started = time.monotonic()
     await send(paced, rec, GROUP, args={"reserved": True})
-    assert time.monotonic() - started >= 0.25
+    assert time.monotonic() - started < 0.1
+    # The reserved slot counted overall: the next request waits for the window again.
+    await send(paced, rec, ALICE)
+    stamps = sorted(t for _, _, t in rec.calls)
+    assert min(gaps(stamps)) >= 0.3 - SLACK
+
+
+async def test_a_reserved_send_still_honours_a_bot_wide_429_block() -> None:
+    paced, rec = limiter(overall_per_second=100), Recorder()
+    await paced.wait_turn(GROUP)
+    paced._overall.blocked_until = time.monotonic() + 0.3
+    started = time.monotonic()
+    await send(paced, rec, GROUP, args={"reserved": True})
+    assert time.monotonic() - started >= 0.3 - SLACK
 
 
 # ---------------------------------------------------------------------- scale and lifecycle
