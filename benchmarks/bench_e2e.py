@@ -71,6 +71,7 @@ class Players:
         self.changed: dict[int, asyncio.Event] = {}
         self.stalls = 0
         self.refused = 0  # presses answered with an alert (a refusal)
+        self.refusals: Counter[str] = Counter()
         server.add_listener(self.hear)
 
     def hear(self, event: ServerEvent) -> None:
@@ -125,6 +126,7 @@ class Players:
                 self.stalls += 1
             if query.answer is not None and query.answer.show_alert:
                 self.refused += 1
+                self.refusals[(query.answer.text or "")[:60]] += 1
 
     def press_raw(self, user: Any, group: Any, data: str) -> CallbackQuery:
         """A press on the group's newest bot message carrying ``data``."""
@@ -237,6 +239,7 @@ async def run(args: argparse.Namespace) -> str:
         f"max={max(latencies, default=0) * 1000:.0f} ms sends+edits={sends} "
         f"({sends / max(answered, 1):.2f}/action) errors={errors} refused={players.refused} "
         f"stalls={players.stalls} "
+        f"{''.join(f'[refused: {t!r} x{n}] ' for t, n in players.refusals.most_common(2))}"
         f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
         f"cpu: bot={bot_cpu / elapsed:.0%} server+players={harness_cpu / elapsed:.0%} "
         f"[target {target}: {'meets' if ok else 'below'}] ({machine()})"
