@@ -58,6 +58,12 @@ SYNCHRONOUS_MODES: Final = frozenset({"FULL", "NORMAL", "EXTRA"})
 BUSY_TIMEOUT_MS: Final = 5000
 # Entries of each read cache (chat settings, users): a few MB at most.
 CACHE_SIZE: Final = 50_000
+# Group commit: a batch of transaction blocks is committed once no other transaction waits for
+# the connection, or at the latest when it holds this many blocks or is this old (seconds).
+BATCH_MAX_BLOCKS: Final = 64
+BATCH_MAX_AGE: Final = 0.020
+# The name of every block's savepoint (savepoints nest; each block opens and ends its own).
+_SAVEPOINT: Final = "block"
 
 Row = Sequence[Any]
 Params = Sequence[Any] | Mapping[str, Any]
@@ -144,6 +150,7 @@ def _check_status(status: str) -> GameStatus:
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class _Miss(enum.Enum):
@@ -219,6 +226,69 @@ class _Caches:
             self.chats.pop(chat_id)
         for user_id in writes.users:
             self.users.pop(user_id)
+
+
+class _Batch:
+    """Transaction blocks run one after another in one SQLite transaction, committed together.
+
+    The first block runs directly in the BEGIN IMMEDIATE transaction (alone in it, it is undone
+    by ROLLBACK); every later one in a savepoint of its own, undone by ROLLBACK TO.
+    """
+
+    __slots__ = ("blocks", "done", "savepoint", "started", "writes")
+
+    def __init__(self, done: asyncio.Future[None]) -> None:
+        self.done = done  # its result once COMMITted; the error if the batch failed
+        self.started = time.monotonic()
+        self.blocks = 0
+        # The last block's savepoint is still open: its RELEASE is deferred to the next
+        # block's first statement, or left to COMMIT.
+        self.savepoint = False
+        self.writes = _Writes()  # chats and users written by any block: not cacheable yet
+
+    def fail(self, error: BaseException) -> None:
+        if not self.done.done():
+            self.done.set_exception(error)
+            self.done.exception()  # retrieved: blocks that are waiting raise it, or nobody does
+
+    def succeed(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+async def _pipeline(*statements: Awaitable[object]) -> list[object]:
+    """Run statements back to back on the connection's thread, then await them all.
+
+    aiosqlite executes its queue in order, so the statements run in the order given, as if
+    awaited one by one, but the thread goes from one to the next without waiting for the
+    event loop. The first error is raised once all of them are done.
+    """
+    results = await asyncio.gather(*statements, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
+
+
+async def _uninterrupted(awaitable: Awaitable[T]) -> T:
+    """Await to the end even if this task is cancelled meanwhile; then raise the cancellation.
+
+    aiosqlite runs a statement on its thread whether or not anybody still awaits it, so the
+    bookkeeping of a batch (is a savepoint open, did the COMMIT happen) runs in the awaited
+    coroutine, which must not be cut short.
+    """
+    future = asyncio.ensure_future(awaitable)
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.wait((future,))
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        if not future.cancelled():
+            future.exception()  # the outcome is in the bookkeeping; the caller is cancelled
+        raise asyncio.CancelledError
+    return future.result()
 
 
 def _private(settings: ChatSettings) -> ChatSettings:
@@ -317,13 +387,22 @@ class SqliteTransaction(_SqliteReads, Transaction):
         conn: aiosqlite.Connection,
         clock: Callable[[], float],
         caches: _Caches,
-        writes: _Writes,
+        batch: _Batch,
     ) -> None:
         self._conn: aiosqlite.Connection | None = conn
         self._clock = clock
         self._caches = caches
-        # Rows written by this transaction: read from the database, never cached, until it ends.
-        self._writes = writes
+        # Rows written by this block or an earlier one of its batch: read from the database,
+        # never cached, until the batch is over.
+        self._writes = batch.writes
+        self._batch = batch
+        self._first = batch.blocks == 1  # alone in the SQLite transaction: no savepoint
+        # A later block opens its savepoint with its first statement, in the same round trip.
+        self._savepoint_pending = not self._first
+        self._savepoint = False  # this block's savepoint is open
+        # A savepoint statement failed: this block's writes cannot be undone apart from the
+        # batch's, which can then only be rolled back whole.
+        self._broken: BaseException | None = None
 
     def _close(self) -> None:
         self._conn = None
@@ -333,8 +412,42 @@ class SqliteTransaction(_SqliteReads, Transaction):
             raise TransactionClosed("the transaction is over; open a new one")
         return self._conn
 
+    async def _with_savepoint(self, statements: Sequence[Awaitable[object]]) -> list[object]:
+        """The statements, preceded by the block's SAVEPOINT (and the RELEASE of the previous
+        block's) in one pipeline; the results of the statements, or the first error."""
+        conn = self._live()
+        self._savepoint_pending = False
+        prologue = [conn.execute(f"SAVEPOINT {_SAVEPOINT}")]
+        if self._batch.savepoint:
+            prologue.insert(0, conn.execute(f"RELEASE {_SAVEPOINT}"))
+        results = await asyncio.gather(*prologue, *statements, return_exceptions=True)
+        for result in results[: len(prologue)]:
+            if isinstance(result, BaseException):
+                self._broken = result
+                raise result
+        self._batch.savepoint = False
+        self._savepoint = True
+        for result in results[len(prologue) :]:
+            if isinstance(result, BaseException):
+                raise result
+        return results[len(prologue) :]
+
+    async def _run(self, statement: Awaitable[T]) -> T:
+        """One statement of the block (the first one opens the block's savepoint)."""
+        if not self._savepoint_pending:
+            return await statement
+        results = await _uninterrupted(self._with_savepoint([statement]))
+        return cast(T, results[0])
+
+    async def _pipeline(self, *statements: Awaitable[object]) -> None:
+        """Write statements in one pipeline (see the module's _pipeline)."""
+        if self._savepoint_pending:
+            await _uninterrupted(self._with_savepoint(statements))
+        else:
+            await _pipeline(*statements)
+
     async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
-        return list(await self._live().execute_fetchall(sql, params))
+        return list(await self._run(self._live().execute_fetchall(sql, params)))
 
     async def get_chat(self, chat_id: int) -> ChatSettings:
         if chat_id in self._writes.chats:
@@ -359,11 +472,11 @@ class SqliteTransaction(_SqliteReads, Transaction):
         return user
 
     async def _execute(self, sql: str, params: Params = ()) -> int:
-        cursor = await self._live().execute(sql, params)
+        cursor = await self._run(self._live().execute(sql, params))
         return cursor.rowcount
 
     async def _executemany(self, sql: str, params: Iterable[Params]) -> None:
-        await self._live().executemany(sql, params)
+        await self._run(self._live().executemany(sql, params))
 
     async def claim_update(self, update_id: int) -> bool:
         inserted = await self._execute(
@@ -563,18 +676,6 @@ class SqliteTransaction(_SqliteReads, Transaction):
             ),
         )
 
-    async def _pipeline(self, *statements: Awaitable[object]) -> None:
-        """Run write statements back to back on the connection's thread, then await them all.
-
-        aiosqlite executes its queue in order, so the statements run in the order given, as if
-        awaited one by one, but the thread goes from one to the next without waiting for the
-        event loop. The first error is raised once all of them are done.
-        """
-        results = await asyncio.gather(*statements, return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-
     async def apply_transfers(
         self,
         chat_id: int,
@@ -711,6 +812,18 @@ class SqliteStorage(_SqliteReads, Storage):
     learns of changes only through this object's transactions. A change of the chats or users
     tables made by anyone else (another process, another SqliteStorage on the same file, a
     hand-run sqlite3) is not seen by get_chat/get_user until the next start().
+
+    Group commit: the blocks of concurrent `transaction()`s run one at a time, as before, but
+    in one SQLite transaction, each in a savepoint of its own, and COMMIT once for the batch,
+    so that under synchronous=FULL they share one fsync. A batch commits when a block ends and
+    no other transaction waits for the lock (so a lone action commits at once, as before), or
+    when it holds BATCH_MAX_BLOCKS blocks or is BATCH_MAX_AGE old. A block that fails is rolled
+    back alone (ROLLBACK TO its savepoint); a block that ends returns only once its batch has
+    committed, and if the COMMIT fails every block of the batch raises its error. Reads of this
+    object (outside transactions) commit an open batch before they read, so they never see
+    uncommitted data; so do stop(). A block cancelled while it waits for its batch's COMMIT
+    stays in the batch: as with a COMMIT interrupted before group commit, the canceller does
+    not learn whether it was committed.
     """
 
     def __init__(
@@ -735,6 +848,9 @@ class SqliteStorage(_SqliteReads, Storage):
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         self._caches = _Caches(cache_size)
+        self._batch: _Batch | None = None  # the open group commit, if any
+        self._writers = 0  # transactions waiting for the lock
+        self._flushes: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         if self._conn is not None:
@@ -777,9 +893,14 @@ class SqliteStorage(_SqliteReads, Storage):
         if self._conn is None:
             return
         async with self._lock:  # let a running transaction finish first
+            if self._batch is not None:
+                with suppress(Exception):  # its blocks get the error
+                    await _uninterrupted(self._commit(self._conn, self._batch))
             conn, self._conn = self._conn, None
             self._caches.clear()
             await conn.close()
+        for task in list(self._flushes):  # they find nothing left to do
+            await task
 
     def _check_not_owner(self) -> asyncio.Task[Any] | None:
         """The current task; StorageError if it is inside its own transaction."""
@@ -792,9 +913,21 @@ class SqliteStorage(_SqliteReads, Storage):
         return task
 
     @asynccontextmanager
-    async def _locked(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def _locked(self, *, writer: bool = False) -> AsyncIterator[aiosqlite.Connection]:
         task = self._check_not_owner()
-        async with self._lock:
+        if writer:
+            # Counted while waiting: a block that ends leaves its batch open for them.
+            self._writers += 1
+            try:
+                await self._lock.acquire()
+            except BaseException:
+                self._writers -= 1
+                self._flush_soon()  # the batch may have been left open for this one
+                raise
+            self._writers -= 1
+        else:
+            await self._lock.acquire()
+        try:
             if self._conn is None:
                 raise TransactionClosed("storage is not started")
             self._owner = task
@@ -802,9 +935,15 @@ class SqliteStorage(_SqliteReads, Storage):
                 yield self._conn
             finally:
                 self._owner = None
+        finally:
+            self._lock.release()
 
     async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
         async with self._locked() as conn:
+            if self._batch is not None:
+                # Reads outside transactions see committed data only.
+                with suppress(Exception):  # the batch's blocks get the error
+                    await _uninterrupted(self._commit(conn, self._batch))
             return list(await conn.execute_fetchall(sql, params))
 
     # The cached reads. A miss reads under the lock, so no transaction is open then: the value
@@ -831,34 +970,141 @@ class SqliteStorage(_SqliteReads, Storage):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Transaction]:
-        async with self._locked() as conn:
-            await conn.execute("BEGIN IMMEDIATE")
-            writes = _Writes()
-            tx = SqliteTransaction(conn, self._clock, self._caches, writes)
+        async with self._locked(writer=True) as conn:
+            batch = self._batch
+            if batch is None:
+                batch = _Batch(asyncio.get_running_loop().create_future())
+            batch.blocks += 1
+            tx = SqliteTransaction(conn, self._clock, self._caches, batch)
             try:
-                try:
-                    yield tx
-                except BaseException:
-                    tx._close()
-                    await self._rollback(conn)
-                    raise
+                if tx._first:
+                    self._batch = batch  # a failed BEGIN is undone like a failed block
+                    await conn.execute("BEGIN IMMEDIATE")
+                yield tx
+            except BaseException as error:
                 tx._close()
-                try:
-                    await conn.execute("COMMIT")
-                except BaseException:
-                    await self._rollback(conn)
-                    raise
-            finally:
-                # Committed or not, what the transaction wrote is read anew from now on.
-                self._caches.forget(writes)
+                await self._settle(tx, self._undo_block(conn, tx, error))
+                raise
+            tx._close()
+            wait = await self._settle(tx, self._end_block(conn, tx))
+        if wait:
+            # Not holding the lock: the next blocks run meanwhile, and one of them (or a read,
+            # or stop()) commits. shield: a cancelled waiter must not cancel the batch's future.
+            await asyncio.shield(batch.done)
+
+    @staticmethod
+    async def _settle(tx: SqliteTransaction, step: Awaitable[T]) -> T:
+        """The end of a block. Once other blocks share the batch, they wait for the outcome, so
+        the step runs to its end even if this task is cancelled. A block alone in its batch
+        (every action when there is no concurrency) skips the cost of a task: if it is
+        cancelled in its COMMIT, the outcome is as unknown to its caller as it always was."""
+        if tx._first:
+            return await step
+        return await _uninterrupted(step)
+
+    def _commit_now(self, batch: _Batch) -> bool:
+        return (
+            self._writers == 0
+            or batch.blocks >= BATCH_MAX_BLOCKS
+            or time.monotonic() - batch.started >= BATCH_MAX_AGE
+        )
+
+    async def _end_block(self, conn: aiosqlite.Connection, tx: SqliteTransaction) -> bool:
+        """After a block that ended normally: commit its batch now (True: wait for it)."""
+        batch = tx._batch
+        if tx._broken is not None:
+            # It caught the error of its own savepoint and went on: undo the whole batch.
+            await self._abort(conn, batch, tx._broken)
+            raise tx._broken
+        if tx._savepoint:
+            batch.savepoint = True  # released by the next block or by COMMIT
+        if not self._commit_now(batch):
+            return True
+        await self._commit(conn, batch)  # its error is this block's too
+        return False
+
+    async def _undo_block(
+        self, conn: aiosqlite.Connection, tx: SqliteTransaction, error: BaseException
+    ) -> None:
+        """After a block that raised: undo its writes, and only its (the error propagates)."""
+        batch = tx._batch
+        self._caches.forget(batch.writes)
+        if tx._first:
+            # Alone in the SQLite transaction (or its BEGIN failed): ROLLBACK, the batch is over.
+            if self._batch is batch:
+                self._batch = None
+            batch.succeed()  # nobody waits for it
+            await self._rollback(conn)
+            return
+        if tx._savepoint and tx._broken is None:
+            try:
+                await _pipeline(
+                    conn.execute(f"ROLLBACK TO {_SAVEPOINT}"), conn.execute(f"RELEASE {_SAVEPOINT}")
+                )
+            except BaseException as failure:
+                tx._broken = failure
+            else:
+                tx._savepoint = False
+        if tx._broken is not None or not conn.in_transaction:
+            # A savepoint failed, or SQLite rolled the whole transaction back by itself (e.g.
+            # after SQLITE_FULL): the batch's earlier blocks cannot be kept.
+            await self._abort(conn, batch, tx._broken or error)
+            return
+        if self._commit_now(batch):
+            with suppress(Exception):  # for the batch's other blocks; this one raises its own
+                await self._commit(conn, batch)
+
+    async def _commit(self, conn: aiosqlite.Connection, batch: _Batch) -> None:
+        """COMMIT the open batch: its blocks learn the outcome from batch.done."""
+        assert self._batch is batch
+        self._batch = None
+        try:
+            await conn.execute("COMMIT")
+        except BaseException as error:
+            self._caches.forget(batch.writes)
+            batch.fail(error)
+            await self._rollback(conn)
+            raise
+        self._caches.forget(batch.writes)
+        batch.succeed()
+
+    async def _abort(self, conn: aiosqlite.Connection, batch: _Batch, cause: BaseException) -> None:
+        """Roll the whole batch back: every block of it raises."""
+        if self._batch is batch:
+            self._batch = None
+        self._caches.forget(batch.writes)
+        if isinstance(cause, sqlite3.Error):
+            batch.fail(cause)
+        else:
+            error = StorageError(f"the batch of transactions was rolled back: {cause!r}")
+            error.__cause__ = cause
+            batch.fail(error)
+        await self._rollback(conn)
+
+    def _flush_soon(self) -> None:
+        """A transaction gave up waiting for the lock: if the batch was left open for it and
+        no other transaction will come, commit it from a task of its own."""
+        batch = self._batch
+        if batch is None or self._writers > 0:
+            return
+        task = asyncio.get_running_loop().create_task(self._flush(batch))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self, batch: _Batch) -> None:
+        async with self._lock:
+            if self._batch is batch and self._conn is not None:
+                with suppress(Exception):  # its blocks get the error
+                    await _uninterrupted(self._commit(self._conn, batch))
 
     @staticmethod
     async def _rollback(conn: aiosqlite.Connection) -> None:
-        # SQLite may already have rolled back by itself (e.g. after SQLITE_FULL); the original
-        # error is the one worth raising, so a failing ROLLBACK is not reported over it.
+        # SQLite may already have rolled back by itself (e.g. after SQLITE_FULL), or a cancelled
+        # BEGIN may still be on its way to the connection's thread: ROLLBACK unconditionally (it
+        # runs after whatever is queued) and do not report its "no transaction is active" error,
+        # nor any other over the original error, the one worth raising.
         with suppress(sqlite3.Error):
-            if conn.in_transaction:
-                await conn.execute("ROLLBACK")
+            await conn.execute("ROLLBACK")
 
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
         rows = await self._rows(

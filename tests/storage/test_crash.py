@@ -117,3 +117,40 @@ def test_sigkill_never_leaves_half_an_action(tmp_path: Path) -> None:
     # Enough work must have been interrupted for the test to mean something.
     assert committed >= KILLS, committed
     print(f"{KILLS} kills, {committed} committed actions, {elapsed:.1f} s")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_sigkill_with_group_commits_loses_no_acknowledged_action(tmp_path: Path) -> None:
+    # Concurrent writers in one process share COMMITs; a kill may land in the middle of a batch.
+    # Every action acknowledged (its block returned) must be there, and none half there.
+    path = tmp_path / "crash.sqlite3"
+    asyncio.run(prepare(path))
+    rng = random.Random(20250101)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    next_id, committed, acknowledged = 1, 0, 0
+    for kill in range(KILLS // 2):
+        worker = subprocess.Popen(
+            [sys.executable, str(WORKER), str(path), str(kill), str(next_id), "8"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert worker.stdout is not None
+        ready = worker.stdout.readline()
+        assert ready == b"ready\n", worker.stderr.read() if worker.stderr else ready
+        time.sleep(rng.uniform(0.0, 0.03))
+        worker.send_signal(signal.SIGKILL)
+        stdout, stderr = worker.communicate()
+        assert worker.returncode == -signal.SIGKILL, stderr.decode()
+        acks = {int(line.split()[1]) for line in stdout.decode().splitlines()}
+        next_id, total = asyncio.run(verify(path))
+        conn = sqlite3.connect(path)
+        try:
+            processed = {n for (n,) in conn.execute("SELECT update_id FROM processed_updates")}
+        finally:
+            conn.close()
+        assert acks <= processed, f"acknowledged but lost: {sorted(acks - processed)}"
+        committed, acknowledged = total, acknowledged + len(acks)
+    assert committed >= KILLS // 2 and acknowledged > 0, (committed, acknowledged)
+    print(f"{KILLS // 2} kills, {committed} committed actions, {acknowledged} acknowledged")
