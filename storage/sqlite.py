@@ -893,6 +893,8 @@ class SqliteStorage(_SqliteReads, Storage):
         if self._conn is None:
             return
         async with self._lock:  # let a running transaction finish first
+            if self._conn is None:  # another stop() came first
+                return
             if self._batch is not None:
                 with suppress(Exception):  # its blocks get the error
                     await _uninterrupted(self._commit(self._conn, self._batch))
@@ -946,7 +948,7 @@ class SqliteStorage(_SqliteReads, Storage):
                     await _uninterrupted(self._commit(conn, self._batch))
             return list(await conn.execute_fetchall(sql, params))
 
-    # The cached reads. A miss reads under the lock, so no transaction is open then: the value
+    # The cached reads. A miss reads under the lock, after an open batch is committed: the value
     # is committed, and no await comes between the read and the put that a write could slip into.
 
     async def get_chat(self, chat_id: int) -> ChatSettings:

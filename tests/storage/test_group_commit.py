@@ -351,3 +351,15 @@ async def test_a_failed_savepoint_rolls_the_whole_batch_back(
     assert isinstance(error, sqlite3.OperationalError)
     assert results[:3] == [error] * 3 and results[3:] == [None, None]
     assert committed_updates(storage) == {4, 5}
+
+
+async def test_concurrent_stops(sqlite_storage: SqliteStorage) -> None:
+    storage = sqlite_storage
+    one, release = first_block(storage, 1)
+    await asyncio.sleep(0.01)
+    stops = asyncio.gather(storage.stop(), storage.stop())
+    await asyncio.sleep(0)
+    release.set()
+    await stops
+    await one
+    assert committed_updates(storage) == {1}
