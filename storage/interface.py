@@ -55,6 +55,10 @@ class Reads(ABC):
     async def seated_games(self, user_id: int) -> list[int]:
         """The unfinished games the user sits in, oldest first."""
 
+    @abstractmethod
+    async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
+        """The entries `Transaction.archive_log` stored for the game, in order (may be empty)."""
+
 
 class Transaction(Reads):
     """One atomic unit of work; valid only inside `async with storage.transaction()`."""
@@ -111,6 +115,13 @@ class Transaction(Reads):
     @abstractmethod
     async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
         """Record who sits in the game now (replacing the previous list)."""
+
+    @abstractmethod
+    async def archive_log(
+        self, game_id: int, start: int, entries: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Append log entries of the game, numbered from `start`, which must be the number of
+        entries archived so far (a gap or an overlap is a `StorageError`)."""
 
     @abstractmethod
     async def ensure_player(

@@ -157,11 +157,24 @@ _SHOWN_VERSION = """
 ALTER TABLE games ADD COLUMN shown_version INTEGER NOT NULL DEFAULT 0;
 """
 
+_GAME_LOG = """
+-- The log of a game's earlier rounds, entry by entry (seq counts from 0 over the session): the
+-- game's state keeps only the round being played, so saving a move does not rewrite the whole
+-- evening's log.
+CREATE TABLE game_log (
+    game_id  INTEGER NOT NULL REFERENCES games (game_id),
+    seq      INTEGER NOT NULL CHECK (seq >= 0),
+    entry    TEXT    NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: Sequence[Migration] = (
     Migration("base schema: chats, users, players, games, ledger, processed updates", _BASE_SCHEMA),
     Migration("statistics, stat events and per-player ledger indexes", _STATS),
     Migration("seats: who sits in which game", _SEATS),
     Migration("games.shown_version: the version the table message shows", _SHOWN_VERSION),
+    Migration("game_log: the log of a game's earlier rounds", _GAME_LOG),
 )
 
 

@@ -363,6 +363,12 @@ class _SqliteReads(Reads):
         )
         return [row[0] for row in rows]
 
+    async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
+        rows = await self._rows(
+            "SELECT entry FROM game_log WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [json.loads(row[0]) for row in rows]
+
     async def load_game(self, game_id: int) -> StoredGame | None:
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return None if row is None else _game_from_row(row)
@@ -582,6 +588,28 @@ class SqliteTransaction(_SqliteReads, Transaction):
         )
         if changed == 0:
             raise GameNotFound(game_id)
+
+    async def archive_log(
+        self, game_id: int, start: int, entries: Sequence[Mapping[str, Any]]
+    ) -> None:
+        if not entries:
+            return
+        row = await self._row(
+            "SELECT count(*), coalesce(max(seq) + 1, 0) FROM game_log WHERE game_id = ?",
+            (game_id,),
+        )
+        assert row is not None
+        if not row[0] == row[1] == start:
+            raise StorageError(
+                f"game {game_id}: the log archive holds {row[0]} entries, not {start}"
+            )
+        try:
+            await self._executemany(
+                "INSERT INTO game_log (game_id, seq, entry) VALUES (?, ?, ?)",
+                [(game_id, start + n, _dumps(entry)) for n, entry in enumerate(entries)],
+            )
+        except sqlite3.IntegrityError as error:
+            raise GameNotFound(game_id) from error
 
     async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
         await self._execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
