@@ -604,7 +604,10 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if round_no == game.round_no and game.in_round:
         await say(update, context, render.text("verify.not_revealed", lang, round=round_no))
         return
-    shuffles = game.revealed_round(round_no) if 1 <= round_no <= last_settled else None
+    shuffles = None
+    if 1 <= round_no <= last_settled:
+        archived = await rt.storage.archived_log(stored.game_id) if game.log_base else []
+        shuffles = game.revealed_round(round_no, archived)
     if shuffles is None:
         await say(
             update,

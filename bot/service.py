@@ -360,6 +360,7 @@ class GameService:
             ):
                 raise Refused("stale_button")
             game = self._game(stored)
+            log_before = len(game.log)
             chat = await tx.get_chat(stored.chat_id)
             if actor is not None:
                 meta.names[actor.user_id] = actor.name
@@ -375,7 +376,7 @@ class GameService:
                 await tx.set_seats(game_id, ())
             elif set(game.players) != seated_before:
                 await tx.set_seats(game_id, game.players)
-            return await self._commit(tx, stored, game, meta, events, chat)
+            return await self._commit(tx, stored, game, meta, events, chat, log_before)
 
     async def drop_outbox(self, game_id: int, count: int) -> None:
         """The publisher posted the first ``count`` pending results."""
@@ -530,6 +531,7 @@ class GameService:
         meta: Meta,
         events: list[Event],
         chat: ChatSettings,
+        log_before: int,
     ) -> Outcome:
         transfers = [
             Transfer(
@@ -549,6 +551,13 @@ class GameService:
         new_round = was_over and game.phase not in (Phase.ROUND_OVER, Phase.ENDED)
         if new_round:
             await tx.set_messages(stored.game_id, table_message_id=None)
+            # The log of the rounds before goes to the game's archive: the stored state carries
+            # only the round being played, so an action costs the same in the first round of a
+            # session and in the hundredth (a whole evening's log is over 60 KiB of JSON).
+            start = game.log_base
+            archived = game.archive_log(len(game.log) - log_before)
+            if archived:
+                await tx.archive_log(stored.game_id, start, archived)
         for event in events:
             if isinstance(event, RoundSettled):
                 await self._record_stats(tx, stored.chat_id, event, game.variant)

@@ -47,7 +47,13 @@ async def test_commitment_shown_then_revealed_and_verified(harness: Harness, pre
 
     a = harness.users[0]
     # Round 2 is being played now: its deck is refused, round 1 is checked.
-    engine = (await harness.stored()).state["engine"]
+    stored = await harness.stored()
+    engine = stored.state["engine"]
+    # Round 1's log went to the archive when round 2 began; the state keeps round 2's alone.
+    archived = await harness.rt.storage.archived_log(stored.game_id)
+    assert archived and engine["log_base"] == len(archived)
+    assert engine["log"][0]["a"] in ("next_round", "timeout")
+    assert not any(entry["a"] in ("join", "start") for entry in engine["log"])
     if engine["phase"] != "bank":
         before = len(harness.group.all_messages)
         await harness.say(a, "/verify 2")
