@@ -89,9 +89,44 @@ async def test_it_must_be_initialized_and_can_start_again() -> None:
         AiohttpRequest(0)
 
 
-def test_proxy_variables_switch_on_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_calls_go_through_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for name in transport.PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     assert not transport._proxy_set()
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    seen: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        seen.append(head.split(b"\r\n", 1)[0])
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        body = b'{"ok":true,"result":true}'
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            + b"Content-Length: %d\r\n\r\n" % len(body)
+            + body
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(proxy, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
     assert transport._proxy_set()
+    request = AiohttpRequest(1)
+    await request.initialize()
+    try:
+        # The host does not exist: only the proxy can answer.
+        result = await request.post("http://bot-api.invalid/bot1:x/logOut")
+    finally:
+        await request.shutdown()
+        server.close()
+        await server.wait_closed()
+    assert result is True
+    assert seen == [b"POST http://bot-api.invalid/bot1:x/logOut HTTP/1.1"]
