@@ -229,8 +229,10 @@ async def run(args: argparse.Namespace) -> str:
     rate = answered / elapsed
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
     sends = sum(n for m, n in calls.items() if m.startswith(("send", "edit")))
+    # The two aims: the rate with presses as fast as possible, the p99 at 100/s.
     target = f"≥{TARGET_RATE:.0f}/s" if args.rate <= 0 else f"p99 ≤{TARGET_P99_MS:.0f} ms at 100/s"
     ok = rate >= TARGET_RATE if args.rate <= 0 else p99 <= TARGET_P99_MS
+    verdict = ("meets" if ok else "below") if args.rate <= 0 or args.rate == 100 else "n/a"
     return (
         f"e2e players={args.players} bot={'unpaced' if args.unpaced else 'default'} "
         f"groups={args.groups} "
@@ -242,7 +244,7 @@ async def run(args: argparse.Namespace) -> str:
         f"{''.join(f'[refused: {t!r} x{n}] ' for t, n in players.refusals.most_common(2))}"
         f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
         f"cpu: bot={bot_cpu / elapsed:.0%} server+players={harness_cpu / elapsed:.0%} "
-        f"[target {target}: {'meets' if ok else 'below'}] ({machine()})"
+        f"[target {target}: {verdict}] ({machine()})"
     )
 
 
