@@ -145,6 +145,8 @@ class Publisher:
             await self.write_shown()
         finally:
             self._shown_writer = None
+        if self._shown_versions:  # tables shown while this write was under way
+            self._shown_writer = asyncio.create_task(self._write_shown_later(), name="shown")
 
     # ---------------------------------------------------------------- the flush loop
 
