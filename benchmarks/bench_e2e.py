@@ -126,7 +126,7 @@ class Players:
                 self.stalls += 1
             if query.answer is not None and query.answer.show_alert:
                 self.refused += 1
-                self.refusals[(query.answer.text or "")[:60]] += 1
+                self.refusals[f"{(query.answer.text or '')[:60]} ({data})"] += 1
 
     def press_raw(self, user: Any, group: Any, data: str) -> CallbackQuery:
         """A press on the group's newest bot message carrying ``data``."""

@@ -1,0 +1,147 @@
+"""The library's share of a game action: CPU time python-telegram-bot spends to parse one callback
+update (with the table message it was pressed on) and to answer it, and the CPU of one Bot API
+call over each HTTP transport (PTB's default httpx one and the bot's aiohttp one) against the
+local Bot API server running in another process.
+
+Run: .venv/bin/python benchmarks/bench_ptb.py [--calls 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from telegram import Bot, Update
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
+
+from benchmarks._common import TOKEN, machine
+from bot.transport import AiohttpRequest
+
+TABLE = "🂠 <b>Стол №1</b> — банк 300\n" + "\n".join(
+    f"Игрок {n}: 🂠🂠 — ставка 10" for n in range(1, 5)
+)
+CALLBACK_UPDATE: dict[str, Any] = {
+    "update_id": 1,
+    "callback_query": {
+        "id": "42",
+        "from": {"id": 7, "is_bot": False, "first_name": "Аня", "language_code": "ru"},
+        "chat_instance": "1",
+        "data": "g:1:5:hit",
+        "message": {
+            "message_id": 5,
+            "date": 1_700_000_000,
+            "chat": {"id": -100123, "type": "supergroup", "title": "Очко"},
+            "from": {"id": 1, "is_bot": True, "first_name": "Очко", "username": "ochko_bot"},
+            "text": TABLE,
+            "entities": [{"type": "bold", "offset": 3, "length": 7}] * 6,
+            "reply_markup": {
+                "inline_keyboard": [
+                    [{"text": t, "callback_data": f"g:1:5:{t}"} for t in ("hit", "stand", "peek")],
+                    [{"text": "odds", "callback_data": "g:1:5:odds"}],
+                ]
+            },
+        },
+    },
+}
+
+
+class Instant(BaseRequest):
+    """Answers every call at once, as Telegram would answer answerCallbackQuery."""
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return 1.0
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = None,
+        write_timeout: Any = None,
+        connect_timeout: Any = None,
+        pool_timeout: Any = None,
+    ) -> tuple[int, bytes]:
+        if url.endswith("/getMe"):
+            return 200, b'{"ok":true,"result":{"id":1,"is_bot":true,"first_name":"b"}}'
+        return 200, b'{"ok":true,"result":true}'
+
+
+def _serve(base_url: Any) -> None:
+    from tests.botapi import BotApiServer
+
+    async def main() -> None:
+        async with BotApiServer(flood_limits=False) as server:
+            server.add_bot(TOKEN, username="ochko_bench_bot")
+            base_url.put(server.base_url)
+            await asyncio.sleep(3600)
+
+    asyncio.run(main())
+
+
+async def per_call(request: BaseRequest, base_url: str, calls: int) -> float:
+    """CPU milliseconds per getMe call through ``request``."""
+    async with Bot(TOKEN, base_url=base_url, request=request) as bot:
+        for _ in range(20):  # connections open, caches warm
+            await bot.get_me()
+        started = time.process_time()
+        for _ in range(calls):
+            await bot.get_me()
+        return (time.process_time() - started) / calls * 1000
+
+
+async def run(calls: int) -> str:
+    bot = Bot(TOKEN, request=Instant(), get_updates_request=Instant())
+    await bot.initialize()
+    raw = json.dumps(CALLBACK_UPDATE).encode()
+    started = time.process_time()
+    for _ in range(calls):
+        Update.de_json(json.loads(raw), bot)
+    parse = (time.process_time() - started) / calls * 1000
+    started = time.process_time()
+    for _ in range(calls):
+        await bot.answer_callback_query("42", text="Твои карты: 10♠ 7♥ — 17")
+    answer = (time.process_time() - started) / calls * 1000
+    await bot.shutdown()
+
+    queue: Any = multiprocessing.Queue()
+    server = multiprocessing.Process(target=_serve, args=(queue,), daemon=True)
+    server.start()
+    try:
+        base_url = queue.get(timeout=30)
+        httpx_ms = await per_call(HTTPXRequest(connection_pool_size=8), base_url, calls)
+        aiohttp_ms = await per_call(AiohttpRequest(8), base_url, calls)
+    finally:
+        server.terminate()
+        server.join()
+    return (
+        f"ptb per action: parse a callback update {parse:.3f} ms CPU, answerCallbackQuery "
+        f"{answer:.3f} ms CPU (transport excluded); per Bot API call (getMe, local server): "
+        f"httpx {httpx_ms:.2f} ms CPU, aiohttp {aiohttp_ms:.2f} ms CPU, {calls} calls each "
+        f"({machine()})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000, help="calls (and parses) timed")
+    args = parser.parse_args()
+    print(asyncio.run(run(args.calls)))
+
+
+if __name__ == "__main__":
+    main()
