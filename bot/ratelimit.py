@@ -306,16 +306,8 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         try:
             async with chat.lock:
                 started = time.monotonic()
-                now = started
-                while True:
-                    now = await self._wait(chat, now)
-                    await self._overall_turn()
-                    now = time.monotonic()
-                    if chat.delay(now) == 0:
-                        break
-                chat.record(now)
+                now = await self._take_slot(chat, started)
                 chat.reservations.append(now)
-                self._count_wait(now - started)
                 return now - started
         finally:
             chat.users -= 1
@@ -419,6 +411,20 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         async with overall.lock:
             overall.record(await self._wait(overall, time.monotonic()))
 
+    async def _take_slot(self, chat: _Window, started: float) -> float:
+        """Wait for a slot of ``chat`` and of the overall limit, and take both; returns when."""
+        now = started
+        while True:
+            now = await self._wait(chat, now)
+            await self._overall_turn()
+            now = time.monotonic()
+            # A no_limit/reserved send or a 429 may have landed while we waited overall.
+            if chat.delay(now) == 0:
+                break
+        chat.record(now)
+        self._count_wait(now - started)
+        return now
+
     def _count_wait(self, waited: float) -> None:
         stats = self.stats
         stats.waited_seconds_total += waited
@@ -434,16 +440,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         """Caller holds ``chat.lock``: the request keeps the chat's turn until it is answered."""
 
         async def acquire() -> None:
-            started = now = time.monotonic()
-            while True:
-                now = await self._wait(chat, now)
-                await self._overall_turn()
-                now = time.monotonic()
-                # A no_limit/reserved send or a 429 may have landed while we waited overall.
-                if chat.delay(now) == 0:
-                    break
-            chat.record(now)
-            self._count_wait(now - started)
+            await self._take_slot(chat, time.monotonic())
 
         return await self._attempts(acquire, acquire, call, chat, key, max_retries)
 
@@ -472,23 +469,12 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 chat.record(now)
             elif not chat.take_reservation(now):
                 # The reservation expired while a 429 block held us: take a slot after all.
-                await paced(started)
+                await self._take_slot(chat, started)
                 return
             self._count_wait(now - started)
 
-        async def paced(started: float) -> None:
-            now = started
-            while True:
-                now = await self._wait(chat, now)
-                await self._overall_turn()
-                now = time.monotonic()
-                if chat.delay(now) == 0:
-                    break
-            chat.record(now)
-            self._count_wait(now - started)
-
         async def retry() -> None:
-            await paced(time.monotonic())
+            await self._take_slot(chat, time.monotonic())
 
         return await self._attempts(first, retry, call, chat, key, max_retries)
 
