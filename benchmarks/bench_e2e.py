@@ -131,21 +131,7 @@ class Players:
     def press_raw(self, user: Any, group: Any, data: str) -> CallbackQuery:
         """A press on the group's newest bot message carrying ``data``."""
         message = group.last_with_buttons() or group.messages[-1]
-        server = self.server
-        query = CallbackQuery(str(next(server._query_ids)), user, message, message.bot, data)
-        server._queries[query.id] = query
-        server.push_update(
-            message.bot,
-            {
-                "callback_query": {
-                    "id": query.id,
-                    "from": user.to_dict(),
-                    "message": message.to_dict(),
-                    "chat_instance": str(abs(group.id)),
-                    "data": data,
-                }
-            },
-        )
+        query, _ = self.server.forge_press(message.bot, user, message, data)
         return query
 
     async def play_keyboard(self, group: Any, users: list[Any], game_id: int) -> None:

@@ -52,7 +52,7 @@ from bot.handlers import Runtime
 from bot.settings import Settings
 from rules.table import Phase
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser
-from tests.botapi.models import CallbackQuery, Message
+from tests.botapi.models import Message
 from tests.botapi.offline import OfflineRequest
 
 # Fast players finish rounds far faster than Telegram lets a group see them (18 messages a
@@ -176,18 +176,8 @@ class Bench:
     async def press_raw(self, user: FakeUser, group: Chat, data: str) -> None:
         """A press on the group's newest bot message carrying ``data``, straight to the bot."""
         message = last_bot_message(group)
-        query = CallbackQuery(str(next(self.server._query_ids)), user, message, self.bot, data)
-        self.server._queries[query.id] = query
-        update = {
-            "update_id": next(self._update_ids),
-            "callback_query": {
-                "id": query.id,
-                "from": user.to_dict(),
-                "message": message.to_dict(),
-                "chat_instance": str(abs(group.id)),
-                "data": data,
-            },
-        }
+        query, update = self.server.forge_press(self.bot, user, message, data, queue=False)
+        update["update_id"] = next(self._update_ids)
         await self.deliver(update)
         if query.answer is None:
             raise AssertionError(f"press {data} not answered")

@@ -20,7 +20,7 @@ from bot.settings import Settings
 from rules.randomness import ScriptedSource
 from storage import StoredGame
 from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser, Message
-from tests.botapi.models import CallbackAnswer, CallbackQuery, RequestRecord
+from tests.botapi.models import CallbackAnswer, RequestRecord
 from tests.botapi.offline import OfflineRequest
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
@@ -110,21 +110,7 @@ class Harness:
     async def press_raw(self, user: FakeUser, message: Message, data: str) -> CallbackAnswer:
         """A press on ``message`` carrying any callback data (an outdated, foreign or forged
         button), delivered as a raw update; returns the bot's answer."""
-        server = self.server
-        query = CallbackQuery(str(next(server._query_ids)), user, message, self.bot, data)
-        server._queries[query.id] = query
-        server.push_update(
-            self.bot,
-            {
-                "callback_query": {
-                    "id": query.id,
-                    "from": user.to_dict(),
-                    "message": message.to_dict(),
-                    "chat_instance": str(abs(message.chat.id)),
-                    "data": data,
-                }
-            },
-        )
+        query, _ = self.server.forge_press(self.bot, user, message, data)
         await self.pump()
         return await query.wait(timeout=5)
 

@@ -532,6 +532,27 @@ class BotApiServer:
         self._emit(ServerEvent("new", message))
         return message
 
+    def forge_press(
+        self, bot: FakeBot, user: FakeUser, message: Message, data: str, *, queue: bool = True
+    ) -> tuple[CallbackQuery, JSON]:
+        """A press on ``message`` carrying any callback data, whether or not the message has
+        such a button (an outdated, foreign or forged one, as a modified client could send);
+        ``bot`` can answer it. The update is queued for ``bot`` and returned with its
+        update_id; with ``queue=False`` it is only returned (no update_id), for a caller that
+        delivers it itself."""
+        query = CallbackQuery(str(next(self._query_ids)), user, message, bot, data)
+        self._queries[query.id] = query
+        update: JSON = {
+            "callback_query": {
+                "id": query.id,
+                "from": user.to_dict(),
+                "message": message.to_dict(),
+                "chat_instance": str(abs(message.chat.id)),
+                "data": data,
+            }
+        }
+        return query, self.push_update(bot, update) if queue else update
+
     def _press(
         self,
         user: FakeUser,
