@@ -247,6 +247,11 @@ class GameService:
         return self._games.get(game_id)
 
     def _keep(self, game_id: int, version: int, game: Game) -> None:
+        cached = self._games.get(game_id)
+        if cached is not None and cached[0] > version:
+            # A reader of an older state (the publisher waits for its turn to send, the game
+            # moves on meanwhile) must not push the newest state out of the cache.
+            return
         self._games[game_id] = (version, game)
         self._games.move_to_end(game_id)
         while len(self._games) > GAME_CACHE_LIMIT:

@@ -1,0 +1,40 @@
+"""The service keeps each game's engine decoded by state version: readers share it, actions work
+on a copy of it, and an older state read late never replaces a newer one."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service import Actor, Command, Refused, game_of
+from tests.bot.conftest import Harness
+from tests.bot.test_refusals import classic_at_stake
+
+
+async def test_committed_games_are_shared_by_version_and_acted_on_as_copies(
+    harness: Harness,
+) -> None:
+    service = harness.rt.service
+    before = await classic_at_stake(harness)
+    a, b = harness.users[:2]
+    cached = service.committed(before.game_id)
+    assert cached is not None and cached[0] == before.version
+    # Readers of that version get the very engine the service keeps: no decode.
+    assert service.game(before) is cached[1]
+    assert cached[1].to_dict() == game_of(before).to_dict()
+
+    # A refused action leaves the kept engine as it was (the action worked on a copy).
+    state = cached[1].to_dict()
+    with pytest.raises(Refused):
+        await service.act(before.game_id, Actor(a.id, "Аня"), Command("hit"))
+    assert service.committed(before.game_id) == cached and cached[1].to_dict() == state
+
+    outcome = await service.act(before.game_id, Actor(b.id, "Борис"), Command("bet", 5))
+    after = service.committed(before.game_id)
+    assert after is not None and after[0] == outcome.stored.version == before.version + 1
+    assert after[1] is outcome.game and after[1] is not cached[1]
+    assert cached[1].to_dict() == state  # the older engine was not touched either
+
+    # The publisher may read an older state late: it gets that state, the newer one stays.
+    old = service.game(before)
+    assert old.to_dict() == state
+    assert service.committed(before.game_id) == after
