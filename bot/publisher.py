@@ -137,7 +137,10 @@ class Publisher:
     def _mark_shown(self, game_id: int, version: int) -> None:
         self._shown_versions[game_id] = version
         if self._shown_writer is None:
-            self._shown_writer = asyncio.create_task(self._write_shown_later(), name="shown")
+            self._schedule_shown()
+
+    def _schedule_shown(self) -> None:
+        self._shown_writer = asyncio.create_task(self._write_shown_later(), name="shown")
 
     async def _write_shown_later(self) -> None:
         try:
@@ -146,7 +149,7 @@ class Publisher:
         finally:
             self._shown_writer = None
         if self._shown_versions:  # tables shown while this write was under way
-            self._shown_writer = asyncio.create_task(self._write_shown_later(), name="shown")
+            self._schedule_shown()
 
     # ---------------------------------------------------------------- the flush loop
 

@@ -233,10 +233,10 @@ class GameService:
 
     def game(self, stored: StoredGame) -> Game:
         """The engine of this stored game, for reading only (it is shared: never act on it)."""
-        cached = self._games.get(stored.game_id)
-        if cached is not None and cached[0] == stored.version:
+        kept = self._kept(stored.game_id, stored.version)
+        if kept is not None:
             self._games.move_to_end(stored.game_id)
-            return cached[1]
+            return kept
         game = game_of(stored)
         self._keep(stored.game_id, stored.version, game)
         return game
@@ -245,6 +245,11 @@ class GameService:
         """The newest (version, engine) of a game that this process committed or read, if it
         is still cached; read-only, like :meth:`game`. Benchmarks follow the games with it."""
         return self._games.get(game_id)
+
+    def _kept(self, game_id: int, version: int) -> Game | None:
+        """The engine kept for exactly this version of the game, if any."""
+        cached = self._games.get(game_id)
+        return cached[1] if cached is not None and cached[0] == version else None
 
     def _keep(self, game_id: int, version: int, game: Game) -> None:
         cached = self._games.get(game_id)
@@ -399,9 +404,9 @@ class GameService:
                 status=stored.status,
                 deadline=stored.deadline,
             )
-        cached = self._games.get(game_id)
-        if cached is not None and cached[0] == stored.version:
-            self._keep(game_id, version, cached[1])  # the engine did not change
+        kept = self._kept(game_id, stored.version)
+        if kept is not None:
+            self._keep(game_id, version, kept)  # the engine did not change
 
     # ---------------------------------------------------------------- internals
 
@@ -409,9 +414,9 @@ class GameService:
         """The stored game, ready to act (with the configured random source): a private copy,
         so a refused or rolled-back action leaves nothing behind."""
         source = None if self.source_factory is None else self.source_factory(stored.game_id)
-        cached = self._games.get(stored.game_id)
-        if cached is not None and cached[0] == stored.version:
-            return cached[1].copy(source)
+        kept = self._kept(stored.game_id, stored.version)
+        if kept is not None:
+            return kept.copy(source)
         return Game.from_dict(stored.state["engine"], source)
 
     async def _claim(self, tx: Transaction, update_id: int | None) -> None:
