@@ -3,6 +3,7 @@ webhook. Services open in post_init and close in post_shutdown; nothing happens 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -15,7 +16,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest
 
@@ -27,6 +28,7 @@ from bot.publisher import Publisher
 from bot.ratelimit import PacedRateLimiter
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
+from bot.startup import StartupError, StartupNoise, rejection, unreachable, wait_for_bot_api
 from bot.timers import TurnTimers
 from bot.transport import AiohttpRequest
 from storage import StorageError, open_storage
@@ -197,6 +199,16 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
     log.info("stopped cleanly")
 
 
+def _release(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """After run_polling/run_webhook (close_loop=False): close what a failed start leaves open
+    (the transport's sessions; a no-op after a clean stop), then PTB's event loop."""
+    loop = asyncio.get_event_loop()
+    try:
+        loop.run_until_complete(application.bot.shutdown())
+    finally:
+        loop.close()
+
+
 def main() -> None:
     try:
         settings = Settings()  # type: ignore[call-arg]
@@ -208,6 +220,17 @@ def main() -> None:
     except StorageError as error:
         sys.exit(f"ochko: {error}")
     application = build_application(settings)
+    token, api_url = application.bot.token, application.bot.base_url  # the URL PTB will call
+    # Start-up failures are reported here in one line; PTB's tracebacks of them are dropped.
+    noise = StartupNoise(lambda: not application.running)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(noise)
+    try:
+        if not wait_for_bot_api(token, api_url):
+            log.info("stopped while waiting for the Bot API")
+            return
+    except StartupError as error:
+        sys.exit(f"ochko: {error}")
     try:
         if settings.webhook_url:
             secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
@@ -219,8 +242,17 @@ def main() -> None:
                 secret_token=secret,
                 allowed_updates=Update.ALL_TYPES,
                 drop_pending_updates=False,
+                close_loop=False,
             )
         else:
-            application.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+            application.run_polling(
+                allowed_updates=Update.ALL_TYPES, drop_pending_updates=False, close_loop=False
+            )
     except StorageError as error:
         sys.exit(f"ochko: {error}")
+    except InvalidToken as error:
+        sys.exit(f"ochko: {rejection(error, api_url, token)}")
+    except NetworkError as error:
+        sys.exit(f"ochko: {unreachable(error, api_url, token)}")
+    finally:
+        _release(application)
