@@ -59,6 +59,15 @@ class Reads(ABC):
     async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
         """The entries `Transaction.archive_log` stored for the game, in order (may be empty)."""
 
+    @abstractmethod
+    async def shown_digest(self, chat_id: int, message_id: int) -> str | None:
+        """The digest `Transaction.record_shown` last stored for the message, or None.
+
+        It outlives the process, so that after a restart an edit that would show exactly what
+        the message already shows can be skipped: Telegram refuses it ("message is not
+        modified"), which costs a request and, under flood limits, a slot.
+        """
+
 
 class Transaction(Reads):
     """One atomic unit of work; valid only inside `async with storage.transaction()`."""
@@ -69,7 +78,10 @@ class Transaction(Reads):
 
     @abstractmethod
     async def prune_processed(self, before: float) -> int:
-        """Forget update ids processed before this unix time; returns how many."""
+        """Forget update ids processed before this unix time; returns how many.
+
+        A pruned id can be claimed again: prune only ids older than Telegram could redeliver.
+        """
 
     @abstractmethod
     async def create_game(
@@ -105,11 +117,27 @@ class Transaction(Reads):
         table_message_id: int | Unset | None = UNSET,
         hand_messages: Mapping[int, int] | Unset | None = UNSET,
         shown_version: int | Unset = UNSET,
+        posted_seq: int | Unset = UNSET,
     ) -> None:
-        """Record the ids of the live messages; does not bump the version.
+        """Record the ids of the live messages and how far delivery got; does not bump the
+        version (what was sent is not a change of the game: nobody's copy becomes stale).
 
         Arguments left UNSET are unchanged; `hand_messages` replaces the whole mapping
-        (None clears it).
+        (None clears it). `posted_seq` only ever grows: a value below the stored one is
+        ignored, so that a late writer of an older progress cannot make results be posted
+        twice. `GameNotFound` if the game does not exist.
+        """
+
+    @abstractmethod
+    async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
+        """Start the turn timer once the prompt has been delivered: set the game's deadline
+        only if it is still at `version`, not finished and has no deadline yet.
+
+        The player's time should run from when they can see the prompt, not from when the
+        move was saved; the checks make it a no-op when anything happened since (a newer
+        version, a timer already running, a finished game). Returns whether it set the
+        deadline; False too for a game that does not exist. Does not bump the version nor
+        touch updated_at (delivering is not activity).
         """
 
     @abstractmethod
@@ -160,6 +188,56 @@ class Transaction(Reads):
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
         """Add to the player's statistics (biggest_win keeps the maximum)."""
 
+    @abstractmethod
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        """Move everything of a chat to its new id; the ids of the unfinished games moved.
+
+        A Telegram group upgraded to a supergroup gets a new chat id, and the old one receives
+        nothing more: without this the chat would lose its balances, statistics, settings and
+        running games. Moved: the settings, the players with their balances, the ledger,
+        statistics and stat events, every game (any status; game ids, thread ids, messages and
+        seats kept) and the shown-message digests.
+
+        The new id may already have rows, written by updates that arrived there before the
+        migration was handled. They are merged without losing a chip: a player in both chats
+        gets the sum of both balances (both grants stay in the ledger, so the new chat's ledger
+        check holds, and the ledger's balance-after values of that player are rewritten to
+        the combined balance, so that the balance history ends at the balance), statistics
+        are added (biggest_win: the maximum), the name is the new chat's. Settings: the chats
+        table has no timestamp, but any settings row of the new id was necessarily saved
+        after the upgrade, so the new chat's row, if there is one, wins whole; otherwise the
+        old chat's settings are moved. A digest of the same message id in both keeps the new
+        chat's (that is the message the new id names).
+
+        `GameExists` if a thread has an unfinished game under both ids (two open games in one
+        thread cannot be merged); nothing of this call is written then: settle one of them and
+        call again. Idempotent: once the old id is empty, a call returns [] and changes nothing
+        (a later call moves whatever was written under the old id meanwhile). Both ids'
+        cached settings are invalidated. ValueError if the two ids are equal.
+        """
+
+    @abstractmethod
+    async def record_shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        """Remember what the message shows now (replacing what it showed), stamped now.
+
+        Record it once Telegram has accepted the send or edit, not before: were it recorded
+        first, a crash before the edit would make the edit look needless forever. See
+        `Reads.shown_digest`.
+        """
+
+    @abstractmethod
+    async def forget_shown(self, chat_id: int, message_ids: Collection[int]) -> None:
+        """Forget the digests of these messages (deleted, or replaced by new messages), so
+        that the table does not grow with every round."""
+
+    @abstractmethod
+    async def prune_shown(self, before: float) -> int:
+        """Forget digests recorded before this unix time; returns how many.
+
+        Messages that old are not edited any more; were one edited anyway, the cost of a
+        forgotten digest is one edit that Telegram may answer with "message is not modified".
+        """
+
 
 class Storage(Reads):
     """Owns the connection. Writes happen only through `transaction()`."""
@@ -178,6 +256,16 @@ class Storage(Reads):
     @abstractmethod
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
         """(game id, deadline) of every unfinished game with a running turn timer."""
+
+    @abstractmethod
+    async def games_awaiting_clock(self) -> list[int]:
+        """Active games whose turn timer is not running (deadline NULL), by game id.
+
+        A crash between saving a move and delivering its prompt leaves the clock unstarted
+        (`Transaction.start_clock` starts it on delivery): at start-up their prompt is
+        delivered again. Games in a phase with no timer have no deadline either and are listed
+        too: the caller decides from the state whether a prompt is due.
+        """
 
     @abstractmethod
     async def stale_views(self) -> list[int]:

@@ -116,6 +116,9 @@ class StoredGame:
     creator_id: int
     created_at: float
     updated_at: float
+    # How far the delivery of the game's results got (set_messages(posted_seq=...)): kept apart
+    # from the state and its version. Last, with a default, so that older constructors still work.
+    posted_seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -290,3 +290,37 @@ async def test_active_game_lookup_uses_the_partial_index(storage: Storage) -> No
     )
     conn.close()
     assert "USING INDEX games_open_by_thread" in plan
+
+
+async def test_pruned_update_ids_can_be_claimed_again(storage: Storage, clock: FakeClock) -> None:
+    async with storage.transaction() as tx:
+        for update_id in (1, 2):
+            assert await tx.claim_update(update_id)
+    clock.advance(3600)
+    async with storage.transaction() as tx:
+        assert await tx.claim_update(3)
+    async with storage.transaction() as tx:
+        assert await tx.prune_processed(clock.now - 60) == 2
+    assert [await storage.is_processed(u) for u in (1, 2, 3)] == [False, False, True]
+    async with storage.transaction() as tx:
+        assert await tx.claim_update(1)  # forgotten: claimed as new
+        assert not await tx.claim_update(3)  # kept: still a duplicate
+
+
+@pytest.mark.parametrize(
+    ("query", "index"),
+    [
+        ("DELETE FROM processed_updates WHERE processed_at < 1", "processed_updates_by_time"),
+        ("DELETE FROM shown_messages WHERE shown_at < 1", "shown_messages_by_time"),
+        ("UPDATE games SET chat_id = 2 WHERE chat_id = 1", "games_by_chat"),
+    ],
+)
+async def test_pruning_and_migration_use_an_index(storage: Storage, query: str, index: str) -> None:
+    if not isinstance(storage, SqliteStorage):
+        pytest.skip("query plans are SQLite-specific")
+    conn = sqlite3.connect(storage.path)
+    try:
+        plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}"))
+    finally:
+        conn.close()
+    assert f"USING INDEX {index}" in plan or f"USING COVERING INDEX {index}" in plan

@@ -204,3 +204,34 @@ async def test_direct_use_inside_own_transaction_fails_even_when_cached(
             await storage.get_chat(1)
         with pytest.raises(StorageError, match="deadlock"):
             await storage.get_user(1)
+
+
+async def test_migrate_chat_invalidates_both_ids(sqlite_storage: SqliteStorage) -> None:
+    storage = sqlite_storage
+    async with storage.transaction() as tx:
+        await tx.save_chat_settings(ChatSettings(-1, "en", turn_timeout=30))
+    # Both ids cached: the old one's settings, the new one's defaults.
+    assert await storage.get_chat(-1) == ChatSettings(-1, "en", turn_timeout=30)
+    assert await storage.get_chat(-2) == ChatSettings(-2)
+
+    # Rolled back: the committed values stay what everyone sees.
+    with pytest.raises(Injected):
+        async with storage.transaction() as tx:
+            await tx.migrate_chat(-1, -2)
+            assert await tx.get_chat(-2) == ChatSettings(-2, "en", turn_timeout=30)
+            assert await tx.get_chat(-1) == ChatSettings(-1)
+            raise Injected
+    assert await storage.get_chat(-1) == ChatSettings(-1, "en", turn_timeout=30)
+    assert await storage.get_chat(-2) == ChatSettings(-2)
+
+    async with storage.transaction() as tx:
+        assert await tx.get_chat(-2) == ChatSettings(-2)  # cached before the write
+        await tx.migrate_chat(-1, -2)
+        assert await tx.get_chat(-2) == ChatSettings(-2, "en", turn_timeout=30)
+        assert await tx.get_chat(-1) == ChatSettings(-1)
+    statements = await trace(storage)
+    assert await storage.get_chat(-2) == ChatSettings(-2, "en", turn_timeout=30)
+    assert await storage.get_chat(-1) == ChatSettings(-1)
+    assert selects(statements, "chats") == 2  # read anew, then cached again
+    assert await storage.get_chat(-2) == ChatSettings(-2, "en", turn_timeout=30)
+    assert selects(statements, "chats") == 2

@@ -19,6 +19,7 @@ from storage import (
     UnknownBackend,
     open_storage,
 )
+from tests.storage.conftest import snapshot
 
 
 def user_version(path: Path) -> int:
@@ -217,3 +218,53 @@ async def test_memory_database_works() -> None:
         assert await tx.claim_update(1)
     assert await storage.is_processed(1)
     await storage.stop()
+
+
+async def test_upgrade_from_version_5_keeps_every_row(tmp_path: Path) -> None:
+    """Step 6 adds a table, a column and indexes: the rows a version-5 bot wrote stay as they
+    were, the new column reads 0, and the new methods work on the old rows."""
+    path = tmp_path / "v5.sqlite3"
+    old = SqliteStorage(path, migrations=MIGRATIONS[:5])
+    await old.start()
+    async with old.transaction() as tx:
+        await tx.claim_update(41)
+        await tx.ensure_player(-100, 7, "Old", 1000)
+        game = await tx.create_game(-100, 0, 7, {"old": True}, status="active")
+        bank = Account.bank(game.game_id)
+        await tx.apply_transfers(-100, game.game_id, 1, [Transfer(Account.player(7), bank, 9, "s")])
+        await tx.set_messages(game.game_id, table_message_id=3, shown_version=1)
+        await tx.add_stats(-100, 7, StatsDelta(rounds=1))
+    await old.stop()
+    assert user_version(path) == 5
+    before = snapshot(path)
+
+    # Up to step 6 exactly, so that a later step does not change what this test checks.
+    storage = SqliteStorage(path, migrations=MIGRATIONS[:6])
+    await storage.start()
+    try:
+        assert user_version(path) == 6
+        after = snapshot(path)
+        assert after["shown_messages"] == []
+        # The games rows gained posted_seq = 0 at the end; every other row is unchanged.
+        assert after.pop("games") == [(*row, 0) for row in before.pop("games")]
+        after.pop("shown_messages")
+        assert after == before
+        conn = sqlite3.connect(path)
+        indexes = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        conn.close()
+        assert {"processed_updates_by_time", "shown_messages_by_time", "games_by_chat"} <= indexes
+
+        loaded = await storage.load_game(game.game_id)
+        assert loaded is not None and (loaded.posted_seq, loaded.version) == (0, 1)
+        assert await storage.games_awaiting_clock() == [game.game_id]
+        async with storage.transaction() as tx:
+            await tx.set_messages(game.game_id, posted_seq=2)
+            assert await tx.start_clock(game.game_id, 1, 99.0)
+            await tx.record_shown(-100, 3, "table")
+            assert await tx.prune_processed(1e12) == 1
+            assert await tx.migrate_chat(-100, -1009) == [game.game_id]
+        assert await storage.shown_digest(-1009, 3) == "table"
+        assert (await storage.check_ledger(-1009)).ok
+        assert await storage.games_with_deadlines() == [(game.game_id, 99.0)]
+    finally:
+        await storage.stop()
