@@ -59,6 +59,13 @@ class Message:
     deleted: bool = False
     options: JSON = field(default_factory=dict)
     """Accepted send options: disable_notification, link_preview_options, protect_content, …"""
+    service: JSON = field(default_factory=dict)
+    """A service message's own fields (migrate_to_chat_id, new_chat_members, …); such a
+    message has no text."""
+
+    @property
+    def is_service(self) -> bool:
+        return bool(self.service)
 
     @property
     def from_bot(self) -> bool:
@@ -135,6 +142,7 @@ class Message:
                     data["caption_entities"] = copy.deepcopy(self.caption_entities)
         if "link_preview_options" in self.options:
             data["link_preview_options"] = self.options["link_preview_options"]
+        data.update(copy.deepcopy(self.service))
         # Only inline keyboards are part of a Message; reply keyboards live in the client.
         if self.reply_markup and "inline_keyboard" in self.reply_markup:
             data["reply_markup"] = copy.deepcopy(self.reply_markup)
@@ -146,7 +154,8 @@ class Message:
 
 
 class Chat:
-    """A supergroup shared by users and bots, or the private chat of one user with one bot."""
+    """A group (a supergroup, or a basic group of type "group") shared by users and bots, or the
+    private chat of one user with one bot."""
 
     def __init__(
         self,
@@ -174,8 +183,18 @@ class Chat:
         self.admins: set[int] = set()
         self.creator_id: int | None = None
         self.bots: dict[int, FakeBot] = {}
+        """Bots in the chat now (members, administrators and restricted members)."""
         self.bot_admins: set[int] = set()
+        self.bot_permissions: dict[int, JSON] = {}
+        """Restricted bots: their permissions (can_send_messages, can_send_photos)."""
+        self.removed_bots: dict[int, str] = {}
+        """Bots that were in the chat and are no more: "kicked" or "left"."""
         self.topics: dict[int, str] = {}
+        self.closed_topics: set[int] = set()
+        self.migrated_to: Chat | None = None
+        """For a basic group upgraded to a supergroup: the supergroup."""
+        self.migrated_from: Chat | None = None
+        """For a supergroup made from a basic group: the basic group."""
         self.started = False
         """For a private chat: the user has written to the bot, so the bot may write back."""
         self._messages: list[Message] = []
@@ -189,6 +208,19 @@ class Chat:
     @property
     def is_group(self) -> bool:
         return self.type in ("group", "supergroup")
+
+    @property
+    def is_basic_group(self) -> bool:
+        return self.type == "group"
+
+    def bot_status(self, bot_id: int) -> str | None:
+        """The bot's ChatMember status here: "administrator", "restricted", "member", "kicked",
+        "left" (it was here and left), or None (it never was)."""
+        if bot_id in self.bots:
+            if bot_id in self.bot_admins:
+                return "administrator"
+            return "restricted" if bot_id in self.bot_permissions else "member"
+        return self.removed_bots.get(bot_id)
 
     @property
     def messages(self) -> list[Message]:
@@ -229,15 +261,21 @@ class Chat:
                 self.creator_id = user.id
 
     def add_bot(self, bot: FakeBot, *, admin: bool = False) -> None:
+        """Make a bot a member (no update; `BotApiServer.add_bot_to_group` tells the bot)."""
         self.bots[bot.id] = bot
+        self.removed_bots.pop(bot.id, None)
+        self.bot_permissions.pop(bot.id, None)
         if admin:
             self.bot_admins.add(bot.id)
 
     def create_topic(self, name: str) -> int:
-        """A forum topic; returns its message_thread_id."""
+        """A forum topic; returns its message_thread_id (never 1: that is the General topic,
+        whose id is that of the forum's first message)."""
         if not self.is_forum:
             raise ValueError(f"{self.title!r} is not a forum")
         thread_id = self._allocate_id()
+        if thread_id == 1:
+            thread_id = self._allocate_id()
         self.topics[thread_id] = name
         return thread_id
 
@@ -327,6 +365,8 @@ class CallbackQuery:
         self.data = data
         self.answer: CallbackAnswer | None = None
         self.created = time.monotonic()
+        self.delivered = True
+        """False for a press the bot never hears of (it is no longer in the chat)."""
         self._answered: asyncio.Future[CallbackAnswer] | None = None
 
     @property
@@ -347,8 +387,9 @@ class CallbackQuery:
         try:
             return await asyncio.wait_for(asyncio.shield(self._answered), timeout)
         except TimeoutError:
+            unheard = "" if self.delivered else " (it was never delivered: the bot left the chat)"
             raise TimeoutError(
-                f"the bot did not answer the press of {self.data!r} within {timeout}s"
+                f"the bot did not answer the press of {self.data!r} within {timeout}s{unheard}"
             ) from None
 
     def __repr__(self) -> str:

@@ -13,10 +13,24 @@ flood limits with 429 and retry_after. Tests drive it in-process:
         await alice.send(group, "/start")
         reply = await group.wait_for("Welcome")
 
+Tests also stage what Telegram does to a bot from outside: the bot added to, removed from
+(kicked or left) and restricted in a group, each told with a `my_chat_member` update
+(`add_bot_to_group`, `remove_bot`, `restrict_bot`, `unrestrict_bot`); a basic group upgraded to a
+supergroup (`migrate_group`: the old id answers 400 with `migrate_to_chat_id`); a person deleting
+a message (`delete_message`); a forum topic closed (`close_topic`); and transient failures of any
+method (`fail_next`). When a bot never set allowed_updates (or set an empty list) it gets every
+update type except chat_member, message_reaction and message_reaction_count, as on Telegram.
+
 What is deliberately simpler than Telegram: one server-wide user namespace, bots see every group
 message (as with privacy mode off), callback queries never expire, webhooks may be plain http,
 and only the methods listed in `BotApiServer._METHODS` exist (everything else is 404 as on
-Telegram).
+Telegram). allowed_updates filters the queue when it is read, so a change applies at once also
+to updates already queued. A restricted bot's rights are only can_send_messages and
+can_send_photos (sendChatAction is not checked), and only bots can be restricted; a closed topic
+refuses every bot send, administrators included (can_manage_topics is not modelled). The service
+messages of membership changes carry only new_chat_members / left_chat_member, and a removed bot
+is not sent the one about its own removal. `fail_next` answers 5xx with the usual JSON envelope
+(Telegram's front end may send an HTML page instead).
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
@@ -84,6 +98,8 @@ UPDATE_TYPES = (
     "pre_checkout_query",
     "shipping_query",
 )
+NOT_BY_DEFAULT = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+"""Update types a bot gets only by naming them in allowed_updates."""
 CHAT_ACTIONS = frozenset(
     {
         "typing",
@@ -106,6 +122,11 @@ NOT_MODIFIED = (
     "same as a current content and reply markup of the message"
 )
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
+UPGRADED = "group chat was upgraded to a supergroup chat"
+NO_RIGHTS = {
+    "can_send_messages": "not enough rights to send text messages to the chat",
+    "can_send_photos": "not enough rights to send photos to the chat",
+}
 
 
 class ApiError(Exception):
@@ -226,6 +247,8 @@ class BotApiServer:
         self._changed = asyncio.Event()
         self._listeners: list[Callable[[ServerEvent], None]] = []
         self._webhook_tasks: dict[str, asyncio.Task[None]] = {}
+        self.failures: dict[str, list[tuple[int | None, ApiError]]] = {}
+        """Answers queued by `fail_next`, by lower-case method: (chat id or None, error)."""
         self._runner: web.AppRunner | None = None
         self._session: ClientSession | None = None
         self._closing = False
@@ -374,13 +397,24 @@ class BotApiServer:
         bots: list[FakeBot] | None = None,
         bot_admin: bool = False,
         username: str | None = None,
+        chat_type: Literal["supergroup", "group"] = "supergroup",
     ) -> Chat:
-        """A supergroup (id -100…). Admins are members too; the first admin is the creator.
+        """A supergroup (id -100…), or with `chat_type="group"` a basic group (id -4…, no
+        username, no topics; `migrate_group` upgrades it). Admins are members too; the first
+        admin is the creator.
 
-        `bots` defaults to every bot registered so far.
+        `bots` defaults to every bot registered so far; they are in the group from the start
+        (no update tells them).
         """
-        chat_id = -1_001_000_000_000 - next(self._group_ids)
-        chat = Chat(self, chat_id, "supergroup", title=title, username=username, is_forum=forum)
+        if chat_type == "group":
+            if forum or username:
+                raise ValueError("a basic group has no topics and no username: use a supergroup")
+            chat_id = -4_000_000_000 - next(self._group_ids)
+        elif chat_type == "supergroup":
+            chat_id = -1_001_000_000_000 - next(self._group_ids)
+        else:
+            raise ValueError(f"a group is a 'group' or a 'supergroup', not {chat_type!r}")
+        chat = Chat(self, chat_id, chat_type, title=title, username=username, is_forum=forum)
         for user in admins:
             chat.add_member(user, admin=True)
         for user in members:
@@ -405,6 +439,254 @@ class BotApiServer:
             if name in (user.first_name, user.username, f"@{user.username}"):
                 return user
         raise KeyError(name)
+
+    # ------------------------------------------------------------ what happens to the bot
+
+    def add_bot_to_group(
+        self, bot: FakeBot, group: Chat, *, by: FakeUser | None = None, admin: bool = False
+    ) -> JSON:
+        """`by` adds the bot (back) to `group`, as a member or an administrator.
+
+        The bot gets a `my_chat_member` update ("left"/"kicked" → "member"/"administrator";
+        returned) and, with every bot in the group, the service message with new_chat_members.
+        """
+        self._check_live_group(group)
+        if bot.id in group.bots:
+            raise ValueError(f"@{bot.username} is already in {group.describe()}")
+        actor = self._actor(group, by)
+        old = self._bot_member(group, bot)
+        group.add_bot(bot, admin=admin)
+        update = self._my_chat_member(bot, group, actor.to_dict(), old)
+        self._service_message(group, actor, {"new_chat_members": [bot.to_dict()]})
+        return update
+
+    def remove_bot(
+        self, bot: FakeBot, group: Chat, *, kicked: bool = True, by: FakeUser | None = None
+    ) -> JSON:
+        """Take the bot out of `group`: kicked (banned, until_date 0) by `by` (default: the
+        creator), or with `kicked=False` left — by itself (as leaveChat) unless `by` removed it.
+
+        The bot gets a `my_chat_member` update (returned); the other bots get the service
+        message with left_chat_member. From now on every call of the bot addressed to the group
+        answers 403 "Forbidden: bot was kicked from the group chat" (or "supergroup chat"), or
+        "Forbidden: bot is not a member of the group chat" after leaving; messages and button
+        presses in the group no longer reach it.
+        """
+        self._check_live_group(group)
+        if bot.id not in group.bots:
+            raise ValueError(f"@{bot.username} is not in {group.describe()}")
+        # Nobody removed a bot that left: it did that itself (as leaveChat).
+        removed = kicked or by is not None
+        sender = self._actor(group, by).to_dict() if removed else bot.to_dict()
+        old = self._bot_member(group, bot)
+        del group.bots[bot.id]
+        group.bot_admins.discard(bot.id)
+        group.bot_permissions.pop(bot.id, None)
+        group.removed_bots[bot.id] = "kicked" if kicked else "left"
+        update = self._my_chat_member(bot, group, sender, old)
+        self._service_message(group, sender, {"left_chat_member": bot.to_dict()})
+        return update
+
+    def restrict_bot(
+        self,
+        bot: FakeBot,
+        group: Chat,
+        *,
+        can_send_messages: bool = False,
+        can_send_photos: bool | None = None,
+        by: FakeUser | None = None,
+    ) -> JSON:
+        """Restrict the bot in a supergroup (Telegram restricts members of supergroups only):
+        "member"/"administrator" → "restricted", told by a `my_chat_member` update (returned).
+
+        `can_send_photos` follows `can_send_messages` unless given. Without can_send_messages
+        sendMessage answers 400 "Bad Request: not enough rights to send text messages to the
+        chat", without can_send_photos sendPhoto answers 400 "Bad Request: not enough rights to
+        send photos to the chat"; edits and deletions of the bot's own messages still work. With
+        every right granted the bot is simply a member again.
+        """
+        self._check_live_group(group)
+        if group.is_basic_group:
+            raise ValueError(
+                f"{group.describe()} is a basic group: restricting a member upgrades it to a "
+                "supergroup on Telegram, so call migrate_group first"
+            )
+        if bot.id not in group.bots:
+            raise ValueError(f"@{bot.username} is not in {group.describe()}")
+        actor = self._actor(group, by)
+        photos = can_send_messages if can_send_photos is None else can_send_photos
+        old = self._bot_member(group, bot)
+        group.bot_admins.discard(bot.id)  # restricting an administrator demotes it
+        if can_send_messages and photos:
+            group.bot_permissions.pop(bot.id, None)
+        else:
+            group.bot_permissions[bot.id] = {
+                "can_send_messages": can_send_messages,
+                "can_send_photos": photos,
+            }
+        return self._my_chat_member(bot, group, actor.to_dict(), old)
+
+    def unrestrict_bot(self, bot: FakeBot, group: Chat, *, by: FakeUser | None = None) -> JSON:
+        """Lift the bot's restrictions: "restricted" → "member" (a `my_chat_member` update)."""
+        self._check_live_group(group)
+        if group.bot_status(bot.id) != "restricted":
+            raise ValueError(f"@{bot.username} is not restricted in {group.describe()}")
+        actor = self._actor(group, by)
+        old = self._bot_member(group, bot)
+        group.bot_permissions.pop(bot.id, None)
+        return self._my_chat_member(bot, group, actor.to_dict(), old)
+
+    def migrate_group(self, group: Chat, *, by: FakeUser | None = None) -> Chat:
+        """`by` (default: the creator) upgrades a basic group to a supergroup, as Telegram does.
+
+        The supergroup has a new -100… id, the same title, members, admins and bots (with their
+        rights). The basic group gets a service message from `by` with migrate_to_chat_id, the
+        supergroup one with migrate_from_chat_id; the group's bots get both as `message`
+        updates. Every later call addressed to the old id answers 400 "Bad Request: group chat
+        was upgraded to a supergroup chat" with parameters.migrate_to_chat_id. The old messages
+        stay in the old chat, which nobody can write in or press buttons in any more.
+        """
+        if not group.is_basic_group:
+            raise ValueError(f"only a basic group upgrades; {group.describe()} is a {group.type}")
+        self._check_live_group(group)
+        actor = self._actor(group, by)
+        new_id = -1_001_000_000_000 - next(self._group_ids)
+        new = Chat(self, new_id, "supergroup", title=group.title)
+        new.members = dict(group.members)
+        new.admins = set(group.admins)
+        new.creator_id = group.creator_id
+        new.bots = dict(group.bots)
+        new.bot_admins = set(group.bot_admins)
+        new.bot_permissions = {k: dict(v) for k, v in group.bot_permissions.items()}
+        new.migrated_from = group
+        group.migrated_to = new
+        self.groups[new_id] = new
+        self._service_message(group, actor.to_dict(), {"migrate_to_chat_id": new_id})
+        self._service_message(new, actor.to_dict(), {"migrate_from_chat_id": group.id})
+        return new
+
+    def delete_message(self, chat: Chat, message: Message | int, *, by: FakeUser) -> Message:
+        """`by` deletes a message: in a group its author or an admin, in a private chat the
+        user (either side's message). Nothing tells the bot; afterwards editing it answers 400
+        "Bad Request: message to edit not found", replying to it "Bad Request: message to be
+        replied not found", and it is gone from `chat.messages` (still in `all_messages`, with
+        `.deleted` True)."""
+        found = chat.message(message) if isinstance(message, int) else message
+        if found is None or found.chat is not chat:
+            raise ValueError(f"no message {message!r} in {chat.describe()}")
+        if found.deleted:
+            raise ValueError(f"{found!r} is already deleted")
+        if chat.is_private:
+            if chat.user is not by:
+                raise ValueError(f"{by.first_name} cannot see {chat.describe()}")
+        else:
+            self._check_live_group(chat)
+            if by.id not in chat.members:
+                raise ValueError(f"{by.first_name} is not a member of {chat.describe()}")
+            own = found.bot is None and found.sender.get("id") == by.id
+            if not own and by.id not in chat.admins:
+                raise ValueError(f"{by.first_name} may delete only their own messages here")
+        found.deleted = True
+        self._emit(ServerEvent("delete", found))
+        return found
+
+    def close_topic(self, group: Chat, thread_id: int) -> None:
+        """Close a forum topic (1 is the General topic): the bot's sends into it answer 400
+        "Bad Request: TOPIC_CLOSED"."""
+        if not group.is_forum:
+            raise ValueError(f"{group.describe()} is not a forum")
+        if thread_id not in group.topics and thread_id != 1:
+            raise ValueError(f"no topic {thread_id} in {group.describe()}")
+        group.closed_topics.add(thread_id)
+
+    def reopen_topic(self, group: Chat, thread_id: int) -> None:
+        group.closed_topics.discard(thread_id)
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        status: int = 502,
+        count: int = 1,
+        description: str = "Bad Gateway",
+        parameters: JSON | None = None,
+        chat_id: int | None = None,
+    ) -> None:
+        """Answer the next `count` calls of `method` (case-insensitive; only those addressed to
+        `chat_id` if given) with `{"ok": false, "error_code": status, "description": …}` and
+        HTTP status `status`, before the method does anything. For 400s give Telegram's whole
+        text, e.g. "Bad Request: chat not found"; `parameters` (e.g. {"retry_after": 3}) goes
+        into the answer too. The calls are recorded in `requests` like any other."""
+        name = method.lower()
+        if name not in self._methods:
+            raise ValueError(f"no method {method!r} on this server")
+        if status < 400 or count < 1:
+            raise ValueError("fail_next needs an error status (≥ 400) and a count ≥ 1")
+        queued = self.failures.setdefault(name, [])
+        queued.extend((chat_id, ApiError(status, description, parameters)) for _ in range(count))
+
+    def _check_live_group(self, group: Chat) -> None:
+        if not group.is_group:
+            raise ValueError(f"{group.describe()} is not a group")
+        if group.migrated_to is not None:
+            raise ValueError(
+                f"{group.describe()} was upgraded to the supergroup {group.migrated_to.id}"
+            )
+
+    @staticmethod
+    def _actor(group: Chat, by: FakeUser | None) -> FakeUser:
+        """The person doing something to the group: `by`, else the creator (else an admin,
+        else any member)."""
+        if by is not None:
+            if by.id not in group.members:
+                raise ValueError(f"{by.first_name} is not a member of {group.describe()}")
+            return by
+        for user_id in (group.creator_id, *sorted(group.admins), *group.members):
+            if user_id is not None and user_id in group.members:
+                return group.members[user_id]
+        raise ValueError(f"{group.describe()} has no members: pass by=")
+
+    def _my_chat_member(self, bot: FakeBot, chat: Chat, sender: JSON, old: JSON) -> JSON:
+        update: JSON = {
+            "my_chat_member": {
+                "chat": chat.to_dict(),
+                "from": dict(sender),
+                "date": int(time.time()),
+                "old_chat_member": old,
+                "new_chat_member": self._bot_member(chat, bot),
+            }
+        }
+        return self.push_update(bot, update)
+
+    def _service_message(self, chat: Chat, sender: FakeUser | JSON, fields: JSON) -> Message:
+        message = chat._append(
+            Message(
+                chat=chat,
+                message_id=chat._allocate_id(),
+                date=int(time.time()),
+                sender=sender.to_dict() if isinstance(sender, FakeUser) else dict(sender),
+                bot=None,
+                service=fields,
+            )
+        )
+        for bot in list(chat.bots.values()):
+            self.push_update(bot, {"message": message.to_dict()})
+        self._emit(ServerEvent("new", message))
+        return message
+
+    def _bot_member(self, chat: Chat, bot: FakeBot) -> JSON:
+        """The bot's ChatMember object in `chat` as it stands."""
+        status = chat.bot_status(bot.id)
+        user = bot.to_dict()
+        if status == "administrator":
+            return _chat_member(user, "administrator")
+        if status == "restricted":
+            return _restricted_member(user, chat.bot_permissions[bot.id])
+        if status == "kicked":
+            return {"status": "kicked", "user": user, "until_date": 0}
+        if status in (None, "left"):
+            return {"status": "left", "user": user}
+        return {"status": "member", "user": user}
 
     # ------------------------------------------------------------------------ observation
 
@@ -506,12 +788,21 @@ class BotApiServer:
             chat.started = True
             if chat.bot is not None:
                 user.unblock(chat.bot)  # writing to a blocked bot unblocks it in every client
-        elif user.id not in chat.members:
-            raise ValueError(f"{user.first_name} is not a member of {chat.describe()}")
+        else:
+            if chat.migrated_to is not None:
+                raise ValueError(
+                    f"{chat.describe()} was upgraded to a supergroup: write in "
+                    f"server.groups[{chat.migrated_to.id}]"
+                )
+            if user.id not in chat.members:
+                raise ValueError(f"{user.first_name} is not a member of {chat.describe()}")
         if not text.strip():
             raise ValueError("Telegram clients do not send empty messages")
         if thread_id is not None and chat.is_forum and thread_id not in chat.topics:
             raise ValueError(f"no topic {thread_id} in {chat.describe()}")
+        topic = thread_id if thread_id is not None else 1
+        if chat.is_forum and topic in chat.closed_topics and user.id not in chat.admins:
+            raise ValueError(f"topic {topic} of {chat.describe()} is closed")
         replied = chat.message(reply_to) if isinstance(reply_to, int) else reply_to
         message = chat._append(
             Message(
@@ -566,6 +857,8 @@ class BotApiServer:
             raise ValueError(f"{message!r} was deleted")
         if chat.is_private and chat.user is not user:
             raise ValueError(f"{user.first_name} cannot see {chat.describe()}")
+        if chat.migrated_to is not None:
+            raise ValueError(f"{chat.describe()} was upgraded to a supergroup: it is gone")
         if chat.is_group and user.id not in chat.members:
             raise ValueError(f"{user.first_name} is not a member of {chat.describe()}")
         if message.bot is None:
@@ -593,6 +886,10 @@ class BotApiServer:
             raise ValueError(f"button {button['text']!r} is not a callback button: {button}")
         query = CallbackQuery(str(next(self._query_ids)), user, message, message.bot, "")
         query.data = button["callback_data"]
+        if chat.is_group and message.bot.id not in chat.bots:
+            query.delivered = False  # the bot is no longer in the group: nobody hears the press
+            self._touch()
+            return query
         self._queries[query.id] = query
         instance = hashlib.sha1(f"{chat.id}:{message.bot.id}".encode()).hexdigest()[:16]
         self.push_update(
@@ -650,6 +947,7 @@ class BotApiServer:
             handler = self._methods.get(method.lower())
             if handler is None:
                 raise ApiError(404, "Not Found")
+            self._injected_failure(method.lower(), values)
             result = await handler(bot, Params(values, files))
         except ApiError as error:
             status = error.code
@@ -682,6 +980,17 @@ class BotApiServer:
         )
         self._touch()
         return status, body
+
+    def _injected_failure(self, name: str, values: JSON) -> None:
+        """Raise the first `fail_next` error queued for this call, if any."""
+        queued = self.failures.get(name)
+        if not queued:
+            return
+        chat_id = values.get("chat_id")
+        for index, (wanted, error) in enumerate(queued):
+            if wanted is None or str(wanted) == str(chat_id):
+                del queued[index]
+                raise error
 
     async def _read_params(self, request: web.Request) -> tuple[JSON, dict[str, Upload]]:
         values: JSON = dict(request.query)
@@ -717,8 +1026,9 @@ class BotApiServer:
         if isinstance(raw, str) and raw.startswith("@"):
             name = raw[1:].lower()
             for group in self.groups.values():
-                if (group.username or "").lower() == name and bot.id in group.bots:
-                    return group
+                known = bot.id in group.bots or bot.id in group.removed_bots
+                if (group.username or "").lower() == name and known:
+                    return self._group_for(bot, group)
             raise bad_request("chat not found")
         try:
             chat_id = int(raw)
@@ -730,16 +1040,38 @@ class BotApiServer:
                 raise bad_request("chat not found")
             return self.private_chat(bot, user)
         found = self.groups.get(chat_id)
-        if found is None or bot.id not in found.bots:
+        if found is None:
             raise bad_request("chat not found")
-        return found
+        return self._group_for(bot, found)
 
-    def _check_can_write(self, bot: FakeBot, chat: Chat) -> None:
+    @staticmethod
+    def _group_for(bot: FakeBot, group: Chat) -> Chat:
+        """The group if the bot is in it; Telegram's refusal otherwise."""
+        if group.migrated_to is not None and bot.id in group.bots:
+            raise ApiError(
+                400, f"Bad Request: {UPGRADED}", {"migrate_to_chat_id": group.migrated_to.id}
+            )
+        gone = group.removed_bots.get(bot.id)
+        if gone is not None:
+            kind = "supergroup" if group.type == "supergroup" else "group"
+            if gone == "kicked":
+                raise ApiError(403, f"Forbidden: bot was kicked from the {kind} chat")
+            raise ApiError(403, f"Forbidden: bot is not a member of the {kind} chat")
+        if bot.id not in group.bots:
+            raise bad_request("chat not found")
+        return group
+
+    def _check_can_write(self, bot: FakeBot, chat: Chat, right: str | None = None) -> None:
+        """403 for a private chat the bot may not write in; 400 if a restricted bot lacks
+        `right` ("can_send_messages", "can_send_photos") in a group."""
         if chat.is_private and chat.user is not None:
             if bot.id in chat.user.blocked:
                 raise ApiError(403, "Forbidden: bot was blocked by the user")
             if not chat.started:
                 raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        permissions = chat.bot_permissions.get(bot.id)
+        if right is not None and permissions is not None and not permissions.get(right, True):
+            raise bad_request(NO_RIGHTS[right])
 
     def _check_flood(self, bot: FakeBot, chat: Chat) -> None:
         retry_after = self.flood.check(bot.id, chat.id, chat.is_group)
@@ -864,11 +1196,15 @@ class BotApiServer:
     def _thread_id(self, params: Params, chat: Chat) -> int | None:
         thread_id = params.integer("message_thread_id")
         if thread_id is None:
+            if chat.is_forum and 1 in chat.closed_topics:  # a send without one goes to General
+                raise bad_request("TOPIC_CLOSED")
             return None
         if chat.is_forum and thread_id not in chat.topics and thread_id != 1:
             raise bad_request("message thread not found")
         if not chat.is_forum and chat.message(thread_id) is None:
             raise bad_request("message thread not found")
+        if chat.is_forum and thread_id in chat.closed_topics:
+            raise bad_request("TOPIC_CLOSED")
         return thread_id
 
     def _reply_to(self, params: Params, chat: Chat) -> Message | None:
@@ -974,9 +1310,7 @@ class BotApiServer:
         deadline = time.monotonic() + timeout
         while True:
             event = bot._event
-            if bot.allowed_updates:
-                allowed_set = set(bot.allowed_updates)
-                bot.pending = [u for u in bot.pending if _update_type(u) in allowed_set]
+            bot.pending = [u for u in bot.pending if _wanted(bot, u)]
             if bot.pending or self._closing:
                 return [dict(update) for update in bot.pending[:limit]]
             remaining = deadline - time.monotonic()
@@ -1059,9 +1393,7 @@ class BotApiServer:
         while bot.webhook is not None and not self._closing:
             hook = bot.webhook
             event = bot._event
-            if bot.allowed_updates:
-                allowed_set = set(bot.allowed_updates)
-                bot.pending = [u for u in bot.pending if _update_type(u) in allowed_set]
+            bot.pending = [u for u in bot.pending if _wanted(bot, u)]
             if not bot.pending:
                 await event.wait()
                 continue
@@ -1172,7 +1504,7 @@ class BotApiServer:
 
     async def _api_sendMessage(self, bot: FakeBot, params: Params) -> JSON:
         chat = self._resolve_chat(bot, params)
-        self._check_can_write(bot, chat)
+        self._check_can_write(bot, chat, "can_send_messages")
         if params.string("text") is None:
             raise bad_request("message text is empty")
         text, entities = self._formatted(
@@ -1202,7 +1534,7 @@ class BotApiServer:
 
     async def _api_sendPhoto(self, bot: FakeBot, params: Params) -> JSON:
         chat = self._resolve_chat(bot, params)
-        self._check_can_write(bot, chat)
+        self._check_can_write(bot, chat, "can_send_photos")
         data, file_id = self._photo(params)
         caption, caption_entities = self._formatted(
             params,
@@ -1368,9 +1700,11 @@ class BotApiServer:
 
     def _member(self, chat: Chat, user_id: int, bot: FakeBot) -> JSON:
         if user_id in chat.bots:
-            member_bot = chat.bots[user_id]
-            status = "administrator" if user_id in chat.bot_admins else "member"
-            return _chat_member(member_bot.to_dict(), status)
+            return self._bot_member(chat, chat.bots[user_id])
+        if user_id in chat.removed_bots:
+            gone = next((b for b in self.bots.values() if b.id == user_id), None)
+            if gone is not None:
+                return self._bot_member(chat, gone)
         user = self.users.get(user_id)
         if user is None and user_id == bot.id:
             return _chat_member(bot.to_dict(), "member")
@@ -1421,6 +1755,15 @@ def _update_type(update: JSON) -> str:
     return next((key for key in update if key != "update_id"), "")
 
 
+def _wanted(bot: FakeBot, update: JSON) -> bool:
+    """Whether the bot's allowed_updates let this update through: the types it listed, or
+    (none listed, or an empty list) every type but chat_member and the reaction updates."""
+    kind = _update_type(update)
+    if bot.allowed_updates:
+        return kind in bot.allowed_updates
+    return kind not in NOT_BY_DEFAULT
+
+
 def _chat_member(user: JSON, status: str) -> JSON:
     member: JSON = {"status": status, "user": user}
     if status == "creator":
@@ -1442,6 +1785,35 @@ def _chat_member(user: JSON, status: str) -> JSON:
             can_pin_messages=True,
         )
     return member
+
+
+def _restricted_member(user: JSON, permissions: JSON) -> JSON:
+    """A ChatMemberRestricted with every field the reference requires; the media rights follow
+    can_send_photos, the rest of the sending rights can_send_messages."""
+    text = bool(permissions.get("can_send_messages", True))
+    media = bool(permissions.get("can_send_photos", True))
+    return {
+        "status": "restricted",
+        "user": user,
+        "is_member": True,
+        "can_send_messages": text,
+        "can_send_audios": media,
+        "can_send_documents": media,
+        "can_send_photos": media,
+        "can_send_videos": media,
+        "can_send_video_notes": media,
+        "can_send_voice_notes": media,
+        "can_send_polls": text,
+        "can_send_other_messages": text,
+        "can_add_web_page_previews": text,
+        "can_react_to_messages": True,
+        "can_edit_tag": False,
+        "can_change_info": False,
+        "can_invite_users": True,
+        "can_pin_messages": False,
+        "can_manage_topics": False,
+        "until_date": 0,
+    }
 
 
 def _image_size(data: bytes) -> tuple[int, int] | None:
