@@ -24,12 +24,19 @@ class TurnTimers:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
+        self._stopped = False
 
     def start(self) -> None:
+        self._stopped = False
         if self._task is None:
             self._task = asyncio.create_task(self._loop(), name="turn-timers")
 
     async def stop(self) -> None:
+        # A flag as well as the cancel: Python 3.11's wait_for can swallow a cancellation that
+        # arrives just as its future completes (an arm() waking the loop), and the loop would
+        # then wait on forever.
+        self._stopped = True
+        self._wake.set()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -54,7 +61,7 @@ class TurnTimers:
         return len(self._latest)
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stopped:
             self._wake.clear()
             delay = self._heap[0][0] - self._clock() if self._heap else 3600.0
             if delay > 0:
