@@ -1106,12 +1106,30 @@ class BotApiServer:
             except ValueError:
                 raise bad_request("unsupported parse_mode") from None
             plain, entities = parsed.text, parsed.entities
+            entities = self._text_mentions(entities)
         plain, entities = strip_text(plain, entities)
         if not plain and not allow_empty:
             raise bad_request(empty_error)
         if utf16_len(plain) > limit:
             raise bad_request(long_error)
         return plain, entities
+
+    def _text_mentions(self, entities: list[Entity]) -> list[Entity]:
+        """A link to ``tg://user?id=<id>`` is a mention of that user, as on Telegram: a
+        ``text_mention`` entity carrying the user (it notifies them); a mention of a user
+        Telegram does not know is dropped."""
+        result: list[Entity] = []
+        for entity in entities:
+            url = str(entity.get("url", "")) if entity.get("type") == "text_link" else ""
+            found = re.fullmatch(r"tg://user\?id=(\d{1,20})", url)
+            if found is None:
+                result.append(entity)
+                continue
+            user = self.users.get(int(found.group(1)))
+            if user is not None:
+                mention = {k: v for k, v in entity.items() if k != "url"}
+                result.append(mention | {"type": "text_mention", "user": user.to_dict()})
+        return result
 
     @staticmethod
     def _validate_entities(value: Any, text: str) -> list[Entity]:

@@ -451,3 +451,19 @@ async def test_fail_next_injects_errors(world: World) -> None:
     assert server.errors[-1].chat_id == other.id
     with pytest.raises(ValueError, match="no method"):
         server.fail_next("sendDice")
+
+
+async def test_a_link_to_a_user_is_a_text_mention() -> None:
+    """`<a href="tg://user?id=…">` becomes a text_mention entity carrying the user (it notifies
+    them); a link to an unknown user is dropped, as Telegram does."""
+    server = BotApiServer(flood_limits=False)
+    bot = server.add_bot("77:mentions_abcdefghijklmnopqrstuvwxyz", username="mention_bot")
+    alice = server.create_user("Alice")
+    group = server.create_group("G", members=[alice], bots=[bot])
+    text = f'<a href="tg://user?id={alice.id}">Alice</a>, <a href="tg://user?id=999">X</a>'
+    status, body = await server.dispatch(
+        bot.token, "sendMessage", {"chat_id": group.id, "text": text, "parse_mode": "HTML"}
+    )
+    assert status == 200, body
+    entities = body["result"]["entities"]
+    assert [(e["type"], e["user"]["id"]) for e in entities] == [("text_mention", alice.id)]
