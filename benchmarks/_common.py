@@ -260,7 +260,7 @@ async def create_game(
         outcome = await service.act(game_id, by_id[mover], command)
     if finish:
         await service.act(game_id, actors[0], Command("end"))
-    # A running bot's publisher would have shown this state: record it, so that start-up does
+    # A running bot's delivery would have shown this state: record it, so that start-up does
     # not take these games for views left behind by a crash.
     stored = await service.storage.load_game(game_id)
     assert stored is not None

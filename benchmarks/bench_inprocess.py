@@ -1,5 +1,5 @@
 """Bot speed in process: game actions per second through Application.process_update, with the
-real handlers, service, publisher and SQLite storage, and no HTTP (every Bot API call goes
+real handlers, service, delivery and SQLite storage, and no HTTP (every Bot API call goes
 in-process to the local Bot API server's dispatcher, as in tests/bot).
 
 ``--groups`` groups of 3 play classic36 rounds at once. Two kinds of players:
@@ -8,11 +8,11 @@ in-process to the local Bot API server's dispatcher, as in tests/bot).
   previous press, with a button for the newest committed state (as a keyboard drawn for it would
   carry); nobody waits for the table to be redrawn. The bot runs as deployed: its own rate
   limiter (``--unpaced`` turns it off), the configured coalescing window and ``synchronous``.
-- ``--players settle``: each press waits until the publisher has redrawn the table, and uses the
-  table's own buttons (the slow, every-edit path; use it with ``--coalesce 0``).
+- ``--players settle``: each press waits until delivery has redrawn the table, and uses the
+  table's own buttons (the slow, every-edit path; use it with ``--table-gap 0``).
 
 Latency is from the start of process_update to its return (the answerCallbackQuery is sent
-inside it); throughput counts the publisher's work too (everything is drained before the clock
+inside it); throughput counts delivery's work too (everything is drained before the clock
 stops). Run: .venv/bin/python benchmarks/bench_inprocess.py [--groups 20 --rounds 10]
 """
 
@@ -102,10 +102,14 @@ class Bench:
             self.actions += 1
 
     async def settle(self, game_id: int | None) -> None:
-        """Wait until the publisher has shown everything of this game (what players see)."""
-        tasks = self.rt.publisher._tasks
-        while game_id is not None and game_id in tasks:
-            await asyncio.shield(tasks[game_id])
+        """Wait until delivery has shown everything of this game (what players see)."""
+        if game_id is None:
+            return
+        view = self.rt.delivery.views().get(game_id)
+        chat = view.stored.chat_id if view is not None else None
+        # The lanes have no event to wait on: poll them, as a player looks at the chat.
+        while chat is not None and chat in self.rt.delivery.lanes.waiting():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
 
     async def say(self, user: FakeUser, chat: Chat | FakeBot, text: str, timed: bool) -> None:
         message = await user.send(chat, text)
@@ -244,7 +248,7 @@ async def run(
             "sqlite_synchronous": synchronous,
         }
         if coalesce is not None:
-            values["coalesce_seconds"] = coalesce
+            values["table_edit_gap"] = coalesce
         settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
         app = build_application(settings, request=OfflineRequest(server), rate_limiter=paced)
         await app.initialize()
@@ -268,11 +272,11 @@ async def run(
         played = await asyncio.gather(*(play(u, g, rounds) for u, g in tables))
         elapsed = time.perf_counter() - started
         # What is still to be shown waits for Telegram's pace when the limiter is on, so it is
-        # timed apart: the rate is presses answered per second of play, the publisher's work
+        # timed apart: the rate is presses answered per second of play, delivery's work
         # during play included.
-        await bench.rt.publisher.drain(timeout=DRAIN_SECONDS)
+        await bench.rt.delivery.drain(timeout=DRAIN_SECONDS)
         drained = time.perf_counter() - started - elapsed
-        behind = len(bench.rt.publisher._tasks)  # games whose views wait for Telegram's pace
+        behind = bench.rt.delivery.lanes.pending()  # chats whose views wait for Telegram's pace
         if profiler is not None:
             profiler.disable()
         calls = Counter(r.method for r in server.requests[calls_before:])
@@ -295,7 +299,7 @@ async def run(
         f"max={max(lat) * 1000:.1f} ms api_calls={total_calls} "
         f"({total_calls / bench.actions:.2f}/action: {top}) errors={errors} "
         f"refused={bench.refused} bot={'paced' if paced else 'unpaced'} "
-        f"coalesce={settings.coalesce_seconds}s synchronous={synchronous} "
+        f"table_gap={settings.table_edit_gap}s synchronous={synchronous} "
         f"elapsed={elapsed:.1f}s drain={drained:.1f}s (views still behind: {behind} games) "
         f"[target ≥{TARGET_RATE:.0f}/s, p99 ≤{TARGET_P99_MS:.0f} ms: {verdict}] ({machine()})"
     )
@@ -306,7 +310,7 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=20, help="groups playing at once")
     parser.add_argument("--rounds", type=int, default=10, help="rounds per group")
     parser.add_argument(
-        "--coalesce", type=float, default=None, help="COALESCE_SECONDS (default: the bot's)"
+        "--table-gap", type=float, default=None, help="TABLE_EDIT_GAP (default: the bot's)"
     )
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
     parser.add_argument("--profile", action="store_true", help="print cProfile hotspots")
@@ -324,7 +328,7 @@ def main() -> None:
     figures = run(
         args.groups,
         args.rounds,
-        args.coalesce,
+        args.table_gap,
         args.dir,
         args.profile,
         args.players,

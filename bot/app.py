@@ -21,21 +21,29 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest
 
 from bot import render
-from bot.handlers import Runtime, on_timer, perform, register
+from bot.delivery import Delivery
+from bot.handlers import Runtime, migrate_chat, on_lost_chat, on_timer, perform, register
 from bot.health import beat
 from bot.locks import KeyedLocks
-from bot.publisher import Publisher
 from bot.ratelimit import PacedRateLimiter
+from bot.replies import Cooldowns, Replies
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
 from bot.startup import StartupError, StartupNoise, rejection, unreachable, wait_for_bot_api
+from bot.telegram_errors import Verdict
 from bot.timers import TurnTimers
 from bot.transport import AiohttpRequest
-from storage import StorageError, open_storage
+from storage import Storage, StorageError, open_storage
 
 log = logging.getLogger("bot")
 SWEEP_INTERVAL = 60.0
 HEARTBEAT_INTERVAL = 30.0
+PRUNE_INTERVAL = 3600.0
+# Update ids are kept a day: Telegram re-sends an update for at most 24 hours, and may start
+# its ids anew only after a week of silence, so no new update can meet an old id.
+PROCESSED_KEEP = 86_400.0
+SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was last shown
+DRAIN_SECONDS = 5.0
 
 
 class RedactingFormatter(logging.Formatter):
@@ -81,6 +89,7 @@ def build_application(
         .base_file_url(file_base)
         .concurrent_updates(256)
         .post_init(post_init)
+        .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
     if rate_limiter:
@@ -108,46 +117,63 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
     locks = KeyedLocks()
     limiter = application.bot.rate_limiter
-    publisher = Publisher(
-        application.bot,
-        storage,
-        service,
-        locks,
-        bot_username=application.bot.username,
-        coalesce_seconds=settings.coalesce_seconds,
-        default_language=settings.default_language,
-        limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
-    )
     holder: dict[str, Runtime] = {}
 
     async def fire(game_id: int) -> None:
         await on_timer(holder["rt"], game_id)
 
+    async def lost(chat_id: int, verdict: Verdict) -> None:
+        await on_lost_chat(holder["rt"], chat_id, verdict)
+
+    async def migrated(old: int, new: int) -> list[int]:
+        return await migrate_chat(holder["rt"], old, new)
+
     timers = TurnTimers(fire)
+    delivery = Delivery(
+        application.bot,
+        storage,
+        service,
+        bot_username=application.bot.username,
+        limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
+        on_clock=timers.arm,
+        on_chat_lost=lost,
+        on_chat_migrated=migrated,
+        table_gap=settings.table_edit_gap,
+    )
     rt = Runtime(
         settings=settings,
         storage=storage,
         service=service,
-        publisher=publisher,
+        delivery=delivery,
+        replies=Replies(delivery.lanes),
         timers=timers,
         locks=locks,
         bot_username=application.bot.username,
         admin_cache={},
+        cooldowns=Cooldowns(),
     )
     holder["rt"] = rt
     application.bot_data["runtime"] = rt
+    await prune(storage)
     # Timers come back from the stored deadlines; overdue ones fire at once.
     for game_id, deadline in await storage.games_with_deadlines():
         timers.arm(game_id, deadline)
     # A crash can leave what the chats show behind the stored state (a result still in the
-    # outbox, a table not yet edited): refresh those games, and only those, once.
-    for game_id in await storage.stale_views():
-        publisher.touch(game_id)
+    # outbox, a table not yet edited, a prompt whose clock never started): show those games,
+    # and only those, once.
+    for game_id in sorted(
+        set(await storage.stale_views()) | set(await storage.games_awaiting_clock())
+    ):
+        await delivery.load(game_id)
     timers.start()
+    delivery.start()
     await _register_commands(application)
     if application.job_queue is not None:
         application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
         application.job_queue.run_repeating(heartbeat, interval=HEARTBEAT_INTERVAL, first=0.0)
+        application.job_queue.run_repeating(
+            prune_job, interval=PRUNE_INTERVAL, first=PRUNE_INTERVAL
+        )
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
 
 
@@ -180,6 +206,21 @@ async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
             continue
 
 
+async def prune(storage: Storage) -> None:
+    """Forget processed update ids older than a day and digests of long-gone messages."""
+    now = time.time()
+    async with storage.transaction() as tx:
+        updates = await tx.prune_processed(now - PROCESSED_KEEP)
+        shown = await tx.prune_shown(now - SHOWN_KEEP)
+    if updates or shown:
+        log.info("pruned %d processed update ids, %d message digests", updates, shown)
+
+
+async def prune_job(context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt: Runtime = context.application.bot_data["runtime"]
+    await prune(rt.storage)
+
+
 async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
     """Proof of a live event loop for the container's health check (bot/health.py)."""
     try:
@@ -188,13 +229,22 @@ async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
         log.warning("heartbeat not written: %s", error)
 
 
+async def post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Updates have stopped; the HTTP client is still open: show what is pending (bounded)."""
+    rt: Runtime | None = application.bot_data.get("runtime")
+    if rt is None:
+        return
+    await rt.timers.stop()
+    if not await rt.delivery.drain(timeout=DRAIN_SECONDS):
+        log.warning("stopping with chats still to update: %s", rt.delivery.lanes.waiting())
+
+
 async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     rt: Runtime | None = application.bot_data.get("runtime")
     if rt is None:
         return
     await rt.timers.stop()
-    await rt.publisher.drain(timeout=3.0)
-    await rt.publisher.stop()
+    await rt.delivery.stop()
     await rt.storage.stop()
     log.info("stopped cleanly")
 

@@ -1,11 +1,12 @@
 """Telegram handlers: parse → service → render. Every handler is registered in :func:`register`.
 
 Game actions run under the game's lock and commit before the bot answers; what the chat sees
-is refreshed by the publisher afterwards.
+is shown by delivery afterwards (`bot.delivery`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import calendar
 import logging
 import re
@@ -29,18 +30,31 @@ from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
 from bot import chart, render
 from bot.callbacks import Act, GameButton, parse_game, parse_setting
+from bot.delivery import Delivery, View
 from bot.locks import KeyedLocks
-from bot.publisher import Publisher
-from bot.service import Actor, Command, Duplicate, GameService, Outcome, Refused
+from bot.replies import Cooldowns, Replies, pointer_text
+from bot.service import (
+    Actor,
+    AlreadyDone,
+    Command,
+    Duplicate,
+    GameService,
+    Outcome,
+    Refused,
+    meta_of,
+)
 from bot.settings import Settings
+from bot.telegram_errors import Verdict
 from bot.timers import TurnTimers
 from rules.errors import RulesError
 from rules.game import Game
@@ -77,11 +91,13 @@ class Runtime:
     settings: Settings
     storage: Storage
     service: GameService
-    publisher: Publisher
+    delivery: Delivery
+    replies: Replies
     timers: TurnTimers
     locks: KeyedLocks
     bot_username: str
     admin_cache: dict[tuple[int, int], tuple[bool, float]]
+    cooldowns: Cooldowns
 
     def deep_link(self, game_id: int) -> str:
         return f"https://t.me/{self.bot_username}?start=g{game_id}"
@@ -126,28 +142,84 @@ async def language_for(rt: Runtime, chat_id: int, user: User | None) -> str:
     return rt.settings.default_language
 
 
+def _command_of(update: Update) -> str:
+    """The command a message is (``/help@bot args`` -> ``help``), for de-duplication."""
+    message = update.effective_message
+    text = (message.text or message.caption or "") if message is not None else ""
+    head = text.split(maxsplit=1)[0] if text.strip() else ""
+    return head.lstrip("/").split("@", 1)[0].lower()
+
+
 async def say(
     update: Update,
     context: ContextTypes.DEFAULT_TYPE,
     text: str,
     markup: InlineKeyboardMarkup | None = None,
+    *,
+    in_group: bool = False,
 ) -> None:
-    """Answer in the chat (and topic) the update came from."""
+    """Answer a command without waiting: in a group, privately when the asker's chat with the
+    bot is open (``in_group`` keeps it in the group), else in the group at most once a minute
+    per person and per command (`bot.replies`)."""
+    rt = runtime(context)
     message = update.effective_message
-    chat = update.effective_chat
+    chat, user = update.effective_chat, update.effective_user
     if chat is None:
         return
-    try:
-        await context.bot.send_message(
-            chat.id,
-            text[:4096],
-            parse_mode=ParseMode.HTML,
-            reply_markup=markup,
-            message_thread_id=thread_of(message) or None,
-            link_preview_options=NO_PREVIEW,
-        )
-    except TelegramError as error:
-        log.warning("reply failed chat=%s: %s", chat.id, error)
+    body = text[:4096]
+    del message, user
+
+    def make_text(content: str, buttons: InlineKeyboardMarkup | None) -> Any:
+        async def send(target: int, thread: int | None) -> object:
+            return await context.bot.send_message(
+                target,
+                content,
+                parse_mode=ParseMode.HTML,
+                reply_markup=buttons,
+                message_thread_id=thread,
+                link_preview_options=NO_PREVIEW,
+                **rt.delivery.lanes.send_args(),
+            )
+
+        return send
+
+    await _answer_command(
+        rt,
+        update,
+        make_text(body, markup),
+        in_group=in_group,
+        pointer_make=lambda line: make_text(line, None),
+    )
+
+
+async def _answer_command(
+    rt: Runtime,
+    update: Update,
+    make: Any,
+    *,
+    in_group: bool = False,
+    pointer_make: Any = None,
+) -> str:
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None
+    private_ok = False
+    lang: str = rt.settings.default_language
+    if user is not None and is_group(chat) and not in_group:
+        known = await rt.storage.get_user(user.id)
+        private_ok = known is not None and known.private_opened
+        lang = (await rt.storage.get_chat(chat.id)).language
+    name = display_name(user) if user is not None else ""
+    return rt.replies.answer(
+        chat_id=chat.id,
+        thread_id=thread_of(update.effective_message),
+        user_id=user.id if user is not None else None,
+        command=_command_of(update),
+        make=make,
+        private_ok=private_ok,
+        in_group=in_group,
+        pointer=lambda: pointer_text(name, lang),
+        pointer_make=pointer_make,
+    )
 
 
 async def group_context(
@@ -218,7 +290,7 @@ async def perform(
             origin=origin,
         )
     rt.timers.arm(game_id, outcome.stored.deadline)
-    rt.publisher.touch(game_id)
+    await rt.delivery.committed(view_of(outcome))
     for event in outcome.events:
         log.info(
             "game=%s chat=%s event=%s",
@@ -227,6 +299,38 @@ async def perform(
             event.kind,
         )
     return outcome
+
+
+def view_of(outcome: Outcome) -> View:
+    return View(outcome.stored, outcome.game, outcome.meta, outcome.chat)
+
+
+async def stored_view(rt: Runtime, stored: StoredGame) -> View:
+    """A view of a game read outside an action (its engine decoded once, shared)."""
+    chat = await rt.storage.get_chat(stored.chat_id)
+    return View(stored, rt.service.game(stored), meta_of(stored), chat)
+
+
+async def end_chat_games(rt: Runtime, chat_id: int, why: str) -> None:
+    """The chat can no longer show its games: end them, stakes back, banks to their bankers."""
+    games = {g for g, v in rt.delivery.views().items() if v.stored.chat_id == chat_id}
+    active = await rt.storage.load_active_game(chat_id, 0)
+    if active is not None:
+        games.add(active.game_id)
+    for game_id in sorted(games):
+        try:
+            await perform(rt, game_id, None, Command("end"))
+            log.info("game=%s chat=%s event=ended_unreachable why=%s", game_id, chat_id, why)
+        except Refused:
+            continue
+
+
+async def migrate_chat(rt: Runtime, old_chat_id: int, new_chat_id: int) -> list[int]:
+    """The group became a supergroup: everything moves to its new id; play goes on there."""
+    moved = await rt.service.migrate_chat(old_chat_id, new_chat_id)
+    log.info("chat=%s migrated to %s: %d games moved", old_chat_id, new_chat_id, len(moved))
+    rt.admin_cache.clear()
+    return moved
 
 
 async def on_timer(rt: Runtime, game_id: int) -> None:
@@ -350,7 +454,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     except Duplicate:
         return
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
-    rt.publisher.touch(outcome.stored.game_id)
+    await rt.delivery.committed(view_of(outcome))
 
 
 async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -364,9 +468,13 @@ async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if stored is None:
         await say(update, context, render.refusal("no_game", {}, lang))
         return
-    async with rt.locks.hold(stored.game_id), rt.storage.transaction() as tx:
-        await tx.set_messages(stored.game_id, table_message_id=None)
-    rt.publisher.touch(stored.game_id, players=())
+    try:
+        async with rt.locks.hold(stored.game_id):
+            outcome = await rt.service.repost_table(stored.game_id)
+    except Refused as refused:
+        await say(update, context, render.refusal(refused.code, refused.params, lang))
+        return
+    await rt.delivery.committed(view_of(outcome))
 
 
 async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -393,12 +501,9 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             InlineKeyboardMarkup([[button]]),
         )
         return
-    async with rt.locks.hold(stored.game_id), rt.storage.transaction() as tx:
-        fresh = await tx.load_game(stored.game_id)
-        if fresh is not None:
-            hands = {p: m for p, m in fresh.hand_messages.items() if p != user.id}
-            await tx.set_messages(stored.game_id, hand_messages=hands)
-    rt.publisher.touch(stored.game_id, table=False, players=[user.id])
+    rt.delivery.resend_hand(stored.game_id, user.id)
+    if stored.game_id not in rt.delivery.views():
+        await rt.delivery.load(stored.game_id)
 
 
 def odds_text(game: Game, player: int, lang: str) -> str | None:
@@ -426,14 +531,15 @@ async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     # Never into the group: the odds tell what the hand holds.
     known = await rt.storage.get_user(user.id)
-    if known is not None and known.private_opened:
-        try:
-            await context.bot.send_message(user.id, found, link_preview_options=NO_PREVIEW)
-        except TelegramError as error:
-            log.info("odds to private chat failed user=%s: %s", user.id, error)
-        else:
-            await say(update, context, render.text("odds.sent_private", lang))
-            return
+    if known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user.id):
+
+        async def send_odds() -> object:
+            return await context.bot.send_message(
+                user.id, found, link_preview_options=NO_PREVIEW, **rt.delivery.lanes.send_args()
+            )
+
+        rt.delivery.lanes.post(user.id, send_odds, "odds")
+        return
     await say(update, context, render.text("odds.press_button", lang))
 
 
@@ -448,7 +554,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     async with rt.storage.transaction() as tx:
         known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
-    rt.publisher.forget_user(user.id)
+    rt.delivery.forget_user(user.id)
     lang = known.language or rt.settings.default_language
     payload = context.args[0] if context.args else ""
     match = re.fullmatch(r"g([1-9]\d{0,11})", payload)
@@ -457,7 +563,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         stored = await rt.storage.load_game(game_id)
         if stored is not None and rt.service.game(stored).is_seated(user.id):
             await say(update, context, render.text("private_opened", lang))
-            rt.publisher.touch(game_id, players=[user.id])
+            await rt.delivery.load(game_id)
             return
     await say(update, context, render.help_text(lang, private=True))
 
@@ -545,6 +651,8 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if found is None:
         return
     rt, chat, user, lang = found
+    if await _cooling(rt, update, context, user.id, "chart", lang):
+        return
     message = update.effective_message
     target = reply_target(message, user)
     name = display_name(target)
@@ -561,17 +669,35 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.exception("chart failed chat=%s user=%s", chat.id, target.id)
         await say(update, context, render.text("chart.failed", lang))
         return
-    try:
-        await context.bot.send_photo(
-            chat.id,
+    caption = render.chart_caption(name, player.balance, history[0][1], lang)
+
+    async def send_chart(target_chat: int, thread: int | None) -> object:
+        return await context.bot.send_photo(
+            target_chat,
             photo=png,
             filename="balance.png",
-            caption=render.chart_caption(name, player.balance, history[0][1], lang),
+            caption=caption,
             parse_mode=ParseMode.HTML,
-            message_thread_id=thread_of(message) or None,
+            message_thread_id=thread,
+            **rt.delivery.lanes.send_args(),
         )
-    except TelegramError as error:
-        log.warning("chart not sent chat=%s: %s", chat.id, error)
+
+    await _answer_command(rt, update, send_chart)
+
+
+async def _cooling(
+    rt: Runtime,
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    user_id: int,
+    name: str,
+    lang: str,
+) -> bool:
+    """A costly command asked again too soon: say when it can be run (True), else count it."""
+    wait = rt.cooldowns.wait(user_id, name)
+    if wait:
+        await say(update, context, render.text("cooldown", lang, seconds=wait))
+    return bool(wait)
 
 
 async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -583,6 +709,8 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if message is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
+    if user is not None and await _cooling(rt, update, context, user.id, "verify", lang):
+        return
     stored: StoredGame | None = None
     if is_group(chat):
         stored = await rt.service.active_game(chat.id, thread_of(message))
@@ -607,7 +735,8 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     shuffles = None
     if 1 <= round_no <= last_settled:
         archived = await rt.storage.archived_log(stored.game_id) if game.log_base else []
-        shuffles = game.revealed_round(round_no, archived)
+        # A long evening's log takes a while to replay: off the event loop.
+        shuffles = await asyncio.to_thread(game.revealed_round, round_no, archived)
     if shuffles is None:
         await say(
             update,
@@ -615,7 +744,8 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
             render.text("verify.no_round", lang, round=round_no, played=max(last_settled, 0)),
         )
         return
-    await say(update, context, render.verify(round_no, shuffles, lang))
+    text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
+    await say(update, context, text_)
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -638,7 +768,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     else:
         async with rt.storage.transaction() as tx:
             await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
-        rt.publisher.forget_user(user.id)
+        rt.delivery.forget_user(user.id)
     await say(update, context, render.text("lang_set", choice))
 
 
@@ -652,7 +782,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     settings = await rt.storage.get_chat(chat.id)
     menu = render.settings_menu(settings, settings.language)
-    await say(update, context, menu.text, menu.markup)
+    await say(update, context, menu.text, menu.markup, in_group=True)
 
 
 async def on_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -663,7 +793,7 @@ async def on_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         return
     async with rt.storage.transaction() as tx:
         known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
-    rt.publisher.forget_user(user.id)
+    rt.delivery.forget_user(user.id)
     await say(
         update,
         context,
@@ -725,6 +855,14 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     except Duplicate:
         await _answer(query)
         return
+    except AlreadyDone as done:
+        # A double tap, or the press delivered twice: say so with the hand as it is now.
+        view = await stored_view(rt, done.stored)
+        text_ = render.text("pressed.done", lang)
+        if done.game.is_seated(user.id):
+            text_ += " " + render.peek(rt.delivery.snapshot(view, lang), user.id, lang)
+        await _answer(query, text_)
+        return
     await _acknowledge(rt, query, outcome, kind, lang)
 
 
@@ -741,7 +879,7 @@ async def _show_own(
         await _alert(query, render.refusal("foreign_game", {}, lang))
         return
     if button.act is Act.PEEK:
-        snap = await rt.publisher.snapshot(stored, lang)
+        snap = rt.delivery.snapshot(await stored_view(rt, stored), lang)
         await _alert(query, render.peek(snap, user.id, lang))
         return
     found = odds_text(rt.service.game(stored), user.id, lang)
@@ -761,7 +899,7 @@ async def _acknowledge(
         await _answer(query, render.text("joined", lang))
         return
     if kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
-        snap = await rt.publisher.snapshot(outcome.stored, lang)
+        snap = rt.delivery.snapshot(view_of(outcome), lang)
         await _answer(query, render.peek(snap, user.id, lang))
         return
     await _answer(query)
@@ -815,12 +953,7 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     settings = await rt.storage.get_chat(chat_id)
     if button.key == "close":
         await _answer(query)
-        try:
-            await query.edit_message_text(
-                render.text("settings_saved", settings.language), parse_mode=ParseMode.HTML
-            )
-        except TelegramError as error:
-            log.info("settings close failed: %s", error)
+        _edit_later(rt, query, render.text("settings_saved", settings.language), None)
         return
     try:
         updated = apply_setting(settings, button.key, button.value)
@@ -831,12 +964,32 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         await tx.save_chat_settings(updated)
     await _answer(query, render.text("settings_saved", updated.language))
     menu = render.settings_menu(updated, updated.language)
-    try:
-        await query.edit_message_text(
-            menu.text, parse_mode=ParseMode.HTML, reply_markup=menu.markup
-        )
-    except TelegramError as error:
-        log.info("settings menu edit failed: %s", error)
+    _edit_later(rt, query, menu.text, menu.markup)
+
+
+def _edit_later(
+    rt: Runtime, query: CallbackQuery, text_: str, markup: InlineKeyboardMarkup | None
+) -> None:
+    """Edit the settings menu through the chat's lane: the handler never waits for the
+    group's flood budget."""
+    message = query.message
+    if message is None:
+        return
+
+    async def edit() -> object:
+        try:
+            return await query.edit_message_text(
+                text_,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+                **rt.delivery.lanes.send_args(),
+            )
+        except TelegramError as error:
+            if "not modified" not in str(error).lower():
+                raise
+            return None
+
+    rt.delivery.lanes.post(message.chat.id, edit, "settings menu")
 
 
 def apply_setting(settings: ChatSettings, key: str, value: str) -> ChatSettings:
@@ -871,7 +1024,15 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         "unhandled error in update %s", getattr(update, "update_id", "?"), exc_info=context.error
     )
     if isinstance(update, Update) and update.callback_query is not None:
-        await _alert(update.callback_query, render.text("error", "ru"))
+        query = update.callback_query
+        lang = "ru"
+        try:
+            rt = runtime(context)
+            origin = query.message.chat.id if query.message is not None else query.from_user.id
+            lang = await language_for(rt, origin, query.from_user)
+        except Exception:  # the error may be the storage itself: answer all the same
+            log.debug("no language for the error alert", exc_info=True)
+        await _alert(query, render.text("error", lang))
 
 
 # -------------------------------------------------------------------- registration
@@ -896,30 +1057,90 @@ GAME_COMMANDS: dict[str, tuple[str, bool]] = {
 }
 
 
+async def on_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Both service messages of a group's upgrade (either may come first; the second finds
+    nothing left to move)."""
+    rt = runtime(context)
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        old, new = message.chat.id, int(message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        old, new = int(message.migrate_from_chat_id), message.chat.id
+    else:
+        return
+    await rt.delivery.chat_migrated(old, new)
+    rt.delivery.lanes.move(old, new)
+
+
+LOST_STATUSES = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
+
+
+async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot was removed from a chat (or may no longer write there): its games end, stakes
+    back, and nothing more is sent there until it is back."""
+    rt = runtime(context)
+    change = update.my_chat_member
+    if change is None or change.chat.id > 0:
+        return
+    member = change.new_chat_member
+    muted = member.status == ChatMemberStatus.RESTRICTED and not getattr(
+        member, "can_send_messages", True
+    )
+    chat_id = change.chat.id
+    if member.status in LOST_STATUSES or muted:
+        why = f"membership {member.status}"
+        rt.delivery.lanes.close(chat_id, why)
+        await end_chat_games(rt, chat_id, why)
+    else:
+        rt.delivery.lanes.reopen(chat_id)
+
+
+async def reopen_chat(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Any update from a chat shows it may hear us again (rights restored, bot unblocked)."""
+    chat = update.effective_chat
+    if chat is not None and update.my_chat_member is None:
+        runtime(context).delivery.lanes.reopen(chat.id)
+
+
+async def on_lost_chat(rt: Runtime, chat_id: int, verdict: Verdict) -> None:
+    await end_chat_games(rt, chat_id, verdict.reason)
+
+
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Every handler, in order, in one place."""
-    application.add_handler(CommandHandler("start", cmd_start))
-    application.add_handler(CommandHandler("newgame", cmd_newgame))
-    for command, (kind, needs_amount) in GAME_COMMANDS.items():
-        application.add_handler(
-            CommandHandler(command, game_command(kind, needs_amount=needs_amount))
-        )
-    application.add_handler(CommandHandler("table", cmd_table))
-    application.add_handler(CommandHandler("hand", cmd_hand))
-    application.add_handler(CommandHandler("odds", cmd_odds))
-    application.add_handler(CommandHandler("balance", cmd_balance))
-    application.add_handler(CommandHandler("top", cmd_top))
-    application.add_handler(CommandHandler("stats", cmd_stats))
-    application.add_handler(CommandHandler("chart", cmd_chart))
-    application.add_handler(CommandHandler("verify", cmd_verify))
-    application.add_handler(CommandHandler("rules", cmd_rules))
-    application.add_handler(CommandHandler("settings", cmd_settings))
-    application.add_handler(CommandHandler("lang", cmd_lang))
-    application.add_handler(CommandHandler("help", cmd_help))
+    """Every handler, in order, in one place. Commands answer new messages only: an edited
+    message must not run its command again."""
+    new = filters.UpdateType.MESSAGE
+
+    def command(name: str, callback: Handler) -> None:
+        application.add_handler(CommandHandler(name, callback, filters=new))
+
+    application.add_handler(TypeHandler(Update, reopen_chat), group=-1)
+    command("start", cmd_start)
+    command("newgame", cmd_newgame)
+    for name, (kind, needs_amount) in GAME_COMMANDS.items():
+        command(name, game_command(kind, needs_amount=needs_amount))
+    command("table", cmd_table)
+    command("hand", cmd_hand)
+    command("odds", cmd_odds)
+    command("balance", cmd_balance)
+    command("top", cmd_top)
+    command("stats", cmd_stats)
+    command("chart", cmd_chart)
+    command("verify", cmd_verify)
+    command("rules", cmd_rules)
+    command("settings", cmd_settings)
+    command("lang", cmd_lang)
+    command("help", cmd_help)
     application.add_handler(CallbackQueryHandler(on_game_button, pattern=r"^g:"))
     application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
     application.add_handler(CallbackQueryHandler(on_unknown_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
+    application.add_handler(ChatMemberHandler(on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(
-        MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, on_private_text)
+        MessageHandler(
+            filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND & new, on_private_text
+        )
     )
     application.add_error_handler(on_error)

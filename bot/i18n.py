@@ -780,6 +780,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "ru": "Так нельзя: {reason}",
         "en": "Not possible: {reason}",
     },
+    # ------------------------------------------------------------------ delivery
+    "turn.mention": {
+        "ru": "👉 {mention}, ваш ход — кнопки на столе выше.",
+        "en": "👉 {mention}, your move — the buttons are on the table above.",
+    },
+    "pressed.done": {"ru": "✅ Уже принято.", "en": "✅ Already done."},
+    "turn.warning": {
+        "ru": "⏳ Ваш ход: осталось {seconds} с.",
+        "en": "⏳ Your move: {seconds} s left.",
+    },
+    "reply.pointer": {
+        "ru": "📬 {name}: ответ — в личных сообщениях с ботом.",
+        "en": "📬 {name}: the answer is in your private chat with me.",
+    },
+    "cooldown": {
+        "ru": "⏳ Не так часто: повторите через {seconds} с.",
+        "en": "⏳ Not so often: try again in {seconds} s.",
+    },
     # ------------------------------------------------------------------ misc messages
     "game.cancelled": {"ru": "✖ Игра отменена.", "en": "✖ The game was cancelled."},
     "game.cancelled_by": {"ru": "✖ {name} отменил игру.", "en": "✖ {name} cancelled the game."},

@@ -13,7 +13,7 @@ keeps a sliding log per chat instead, so no rolling window ever holds more than 
   The spacing is deliberately short rather than 60/20 = 3 s: a lone action (the usual case — a
   move, then a pause) is rendered at once, while the log alone bounds the sustained rate. Under a
   sustained load a group gets 18 requests ~1 s apart and then one each time the oldest leaves the
-  window; callers that coalesce (the table publisher, via `wait_turn`) turn that wait into fewer,
+  window; callers that coalesce (the send lanes, via `wait_turn`) turn that wait into fewer,
   fresher edits rather than a backlog.
 * private chat (``chat_id > 0``): at most one request per ``private_interval`` (1.05 s).
 * the whole bot: at most ``overall_per_second`` (25, under Telegram's 30) in any rolling

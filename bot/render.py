@@ -115,6 +115,16 @@ def _name(s: Snapshot, player: int, lang: str | None = None) -> str:
     return escape_name(_raw_name(s, player, lang))
 
 
+def mention(user_id: int, raw_name: str) -> str:
+    """A name that notifies its owner when posted in a new message (a text mention)."""
+    return f'<a href="tg://user?id={int(user_id)}">{html.escape(_short(raw_name))}</a>'
+
+
+def turn_mention(user_id: int, raw_name: str, lang: str) -> str:
+    """The group message that tells a player without a private chat it is their move."""
+    return t("turn.mention", lang, mention=mention(user_id, raw_name))
+
+
 def _preset_label(name: str, lang: str) -> str:
     key = f"preset.{name}.name"
     label = t(key, lang)

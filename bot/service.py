@@ -72,6 +72,16 @@ class Duplicate(Exception):
     """The update was already processed; nothing was done again."""
 
 
+class AlreadyDone(Exception):
+    """The presser's same action from the same keyboard was applied already (a double tap, or
+    Telegram delivering the press twice): nothing changes; answer with the current state."""
+
+    def __init__(self, stored: StoredGame, game: Game) -> None:
+        super().__init__("already_done")
+        self.stored = stored
+        self.game = game
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     user_id: int
@@ -97,6 +107,16 @@ class Meta:
     idle_round: bool = True  # no person acted in the current round (only timers)
     ended_by: int | None = None  # who ended the game (None: expired or ended by the rules)
     expired: bool = False
+    # The version at which the current table message was wanted (a new round, /table): the
+    # round's table goes on in one message until this changes.
+    table_since: int = 1
+    # The version at which the person now on turn got it (a turn notice is sent once per turn,
+    # however many decisions it has: stake, then draw).
+    actor_since: int = 0
+    # player -> [state version the press was drawn at, action]: the same button pressed again
+    # from the same keyboard changes nothing.
+    acted: dict[int, list[Any]] = field(default_factory=dict)
+    outbox_seq: int = 0  # numbers the outbox items; delivery records how many it posted
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +129,10 @@ class Meta:
             "idle_round": self.idle_round,
             "ended_by": self.ended_by,
             "expired": self.expired,
+            "table_since": self.table_since,
+            "actor_since": self.actor_since,
+            "acted": {str(k): v for k, v in self.acted.items()},
+            "outbox_seq": self.outbox_seq,
         }
 
     @classmethod
@@ -123,6 +147,10 @@ class Meta:
             idle_round=data.get("idle_round", True),
             ended_by=data.get("ended_by"),
             expired=data.get("expired", False),
+            table_since=data.get("table_since", 1),
+            actor_since=data.get("actor_since", 0),
+            acted={int(k): list(v) for k, v in data.get("acted", {}).items()},
+            outbox_seq=data.get("outbox_seq", 0),
         )
 
 
@@ -221,7 +249,7 @@ class GameService:
         # (cryptographic). Handler tests set it to deal scripted decks.
         self.source_factory = source_factory
         # game -> (version, the engine as committed at that version). Every reader (handlers,
-        # publisher) and every action used to rebuild the engine from JSON, several times per
+        # delivery) and every action used to rebuild the engine from JSON, several times per
         # action; a version names one committed state, so a decode is reused until the next
         # commit. Entries are never acted on: an action works on a copy.
         self._games: OrderedDict[int, tuple[int, Game]] = OrderedDict()
@@ -254,8 +282,8 @@ class GameService:
     def _keep(self, game_id: int, version: int, game: Game) -> None:
         cached = self._games.get(game_id)
         if cached is not None and cached[0] > version:
-            # A reader of an older state (the publisher waits for its turn to send, the game
-            # moves on meanwhile) must not push the newest state out of the cache.
+            # A reader of an older state (read just before the game moved on) must not push
+            # the newest state out of the cache.
             return
         self._games[game_id] = (version, game)
         self._games.move_to_end(game_id)
@@ -361,6 +389,10 @@ class GameService:
             ):
                 raise Refused("foreign_game")
             meta = meta_of(stored)
+            if button_version is not None and actor is not None:
+                last = meta.acted.get(actor.user_id)
+                if last is not None and last[1] == command.kind and button_version <= last[0]:
+                    raise AlreadyDone(stored, self.game(stored))
             if button_version is not None and not (
                 meta.turn_since <= button_version <= stored.version
             ):
@@ -382,20 +414,31 @@ class GameService:
                 raise Refused.from_rules(error) from None
             if actor is not None:
                 meta.idle_round = False
+                if button_version is not None:
+                    meta.acted[actor.user_id] = [button_version, command.kind]
             if game.is_over:
                 await tx.set_seats(game_id, ())
             elif set(game.players) != seated_before:
                 await tx.set_seats(game_id, game.players)
             return await self._commit(tx, stored, game, meta, events, chat, log_before)
 
-    async def drop_outbox(self, game_id: int, count: int) -> None:
-        """The publisher posted the first ``count`` pending results."""
+    async def start_clock(self, game_id: int, version: int, chat: ChatSettings) -> float | None:
+        """The prompt of this version was delivered: its turn clock starts now. Returns the
+        deadline, or None when the game has moved on (its newer prompt starts the clock)."""
+        deadline = self.clock() + (chat.turn_timeout or self.turn_timeout)
+        async with self.storage.transaction() as tx:
+            started = await tx.start_clock(game_id, version, deadline)
+        return deadline if started else None
+
+    async def repost_table(self, game_id: int) -> Outcome:
+        """/table: the table goes on in a new message at the bottom of the chat."""
         async with self.storage.transaction() as tx:
             stored = await tx.load_game(game_id)
-            if stored is None:
-                return
+            if stored is None or stored.status == "finished":
+                raise Refused("no_game")
+            game = self.game(stored)
             meta = meta_of(stored)
-            meta.outbox = meta.outbox[count:]
+            meta.table_since = stored.version + 1
             state = {"engine": stored.state["engine"], "meta": meta.to_dict()}
             version = await tx.save_game(
                 game_id,
@@ -404,9 +447,16 @@ class GameService:
                 status=stored.status,
                 deadline=stored.deadline,
             )
-        kept = self._kept(game_id, stored.version)
-        if kept is not None:
-            self._keep(game_id, version, kept)  # the engine did not change
+            chat = await tx.get_chat(stored.chat_id)
+        self._keep(game_id, version, game)
+        saved = replace(stored, state=state, version=version, updated_at=self.clock())
+        return Outcome(saved, game, meta, [], chat)
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        """The group became a supergroup: its games, balances, settings and statistics move
+        to the new id. Returns the unfinished games moved."""
+        async with self.storage.transaction() as tx:
+            return await tx.migrate_chat(old_chat_id, new_chat_id)
 
     # ---------------------------------------------------------------- internals
 
@@ -561,6 +611,7 @@ class GameService:
         new_round = was_over and game.phase not in (Phase.ROUND_OVER, Phase.ENDED)
         if new_round:
             await tx.set_messages(stored.game_id, table_message_id=None)
+            meta.table_since = stored.version + 1
             # The log of the rounds before goes to the game's archive: the stored state carries
             # only the round being played, so an action costs the same in the first round of a
             # session and in the hundredth (a whole evening's log is over 60 KiB of JSON).
@@ -568,12 +619,20 @@ class GameService:
             archived = game.archive_log(len(game.log) - log_before)
             if archived:
                 await tx.archive_log(stored.game_id, start, archived)
+        # Results delivery has posted are done with; the rest wait in the outbox.
+        meta.outbox = [item for item in meta.outbox if item.get("seq", 0) > stored.posted_seq]
         for event in events:
             if isinstance(event, RoundSettled):
                 await self._record_stats(tx, stored.chat_id, event, game.variant)
-                meta.outbox.append({"kind": "result", "event": event.to_dict()})
+                meta.outbox_seq += 1
+                meta.outbox.append(
+                    {"kind": "result", "event": event.to_dict(), "seq": meta.outbox_seq}
+                )
             elif isinstance(event, SessionEnded):
-                meta.outbox.append({"kind": "ended", "event": event.to_dict()})
+                meta.outbox_seq += 1
+                meta.outbox.append(
+                    {"kind": "ended", "event": event.to_dict(), "seq": meta.outbox_seq}
+                )
             elif isinstance(event, RoundStarted):
                 meta.news = []
         notable = [e.to_dict() for e in events if e.kind in _EVENT_TYPES]
@@ -582,11 +641,15 @@ class GameService:
         new_version = stored.version + 1
         decision = decision_of(game)
         if decision != meta.decision:
+            if not meta.decision or decision[0::2] != meta.decision[0::2]:
+                meta.actor_since = new_version  # another round, or another person on turn
             meta.decision = decision
             meta.turn_since = new_version
-        on_clock = game.turn is not None or game.phase is Phase.ROUND_OVER
+        # A person's turn clock starts when the prompt naming them is delivered
+        # (start_clock); only the pause between rounds runs from the commit.
         timeout = chat.turn_timeout or self.turn_timeout
-        deadline = self.clock() + timeout if on_clock else None
+        between_rounds = game.phase is Phase.ROUND_OVER
+        deadline = self.clock() + timeout if between_rounds else None
         state = self._state(game, meta)
         status = status_of(game)
         await tx.save_game(

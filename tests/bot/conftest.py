@@ -3,6 +3,8 @@ whose every request goes in-process to the local Bot API server and is recorded 
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +15,7 @@ import pytest
 from telegram import Update
 from telegram.ext import Application
 
+from bot import render
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton, parse_game
 from bot.handlers import Runtime, on_timer
@@ -62,8 +65,14 @@ class Harness:
         rt: Runtime = self.app.bot_data["runtime"]
         return rt
 
+    async def deliver(self) -> None:
+        """Let delivery send everything pending, as a running bot shows it a moment later: the
+        games' messages (table edits without their gap) and the replies to commands, pointers
+        and stale buttons' removal too (`Delivery.settle`)."""
+        await self.rt.delivery.settle()
+
     async def pump(self) -> None:
-        """Deliver every pending update to the application, then let the publisher finish."""
+        """Deliver every pending update to the application, then let delivery finish."""
         while True:
             _, body = await self.server.dispatch(
                 self.bot.token, "getUpdates", {"offset": self.offset, "timeout": 0}
@@ -75,7 +84,7 @@ class Harness:
                 self.offset = data["update_id"] + 1
                 self.processed.append(data)
                 await self.app.process_update(Update.de_json(data, self.app.bot))
-        await self.rt.publisher.drain()
+        await self.deliver()
 
     async def say(
         self,
@@ -145,7 +154,7 @@ class Harness:
         assert update["update_id"] < self.offset
         self.processed.append(update)
         await self.app.process_update(Update.de_json(update, self.app.bot))
-        await self.rt.publisher.drain()
+        await self.deliver()
 
     async def stored(self, thread_id: int = 0, chat: Chat | None = None) -> StoredGame:
         """The running game of the group (topic)."""
@@ -195,6 +204,37 @@ class Harness:
         base = self.rt.service.clock
         self.rt.service.clock = lambda: base() + seconds
 
+    def advance_reply_clock(self, seconds: float) -> None:
+        """Let the limits on answers pass without waiting: the once-a-minute group answers,
+        the pointer every few minutes (`bot.replies.Replies`) and the cooldowns of costly
+        commands (`bot.replies.Cooldowns`) judge time by their clocks."""
+        for limits in (self.rt.replies, self.rt.cooldowns):
+            base = limits.clock
+            limits.clock = lambda base=base: base() + seconds  # type: ignore[misc]
+
+    @staticmethod
+    def pointer(user: FakeUser, lang: str = "ru") -> str:
+        """The group's short line saying that ``user``'s answer went to the private chat (as
+        the chat shows it: the bold name is an entity)."""
+        return plain(render.text("reply.pointer", lang, name=user.first_name))
+
+    def private_since(self, user: FakeUser, count: int) -> list[str]:
+        """Texts (or captions) of the bot's messages in ``user``'s private chat after its first
+        ``count`` messages."""
+        return self.bot_texts_since(count, self.private(user))
+
+    def newcomer(self, name: str) -> FakeUser:
+        """A new member of the group who has never opened the private chat with the bot: the
+        answers to his group commands are posted in the group."""
+        user = self.server.create_user(name)
+        self.group.add_member(user)
+        return user
+
+
+def plain(text: str) -> str:
+    """What a chat shows of an HTML text (tags become entities)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
 
 def hand_codes(stored: StoredGame, player: int) -> list[str]:
     """The card codes of ``player``'s hand in the stored engine state."""
@@ -209,7 +249,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "bot_token": TOKEN,
         "database_url": f"sqlite:///{tmp_path / 'bot.sqlite3'}",
         "bot_api_base_url": "http://127.0.0.1:9/bot",
-        "coalesce_seconds": 0.0,
+        "table_edit_gap": 0.0,
         "sqlite_synchronous": "NORMAL",
     }
     values.update(overrides)
@@ -273,9 +313,12 @@ async def stop_harness(harness: Harness) -> None:
 
 
 @pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+async def harness(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+    """Four users, all with the private chat opened; parametrized indirectly, the parameter is
+    how many of them (the first ones) have opened it."""
     server = BotApiServer(flood_limits=False)
-    h = await start_harness(server, make_settings(tmp_path))
+    opened: int | None = getattr(request, "param", None)
+    h = await start_harness(server, make_settings(tmp_path), opened=opened)
     try:
         yield h
     finally:

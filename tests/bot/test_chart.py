@@ -14,9 +14,9 @@ import pytest
 from bot import render
 from bot.chart import render_balance_chart, thin
 from bot.handlers import month_start
+from bot.replies import SAME_COMMAND_SECONDS
 from storage import StatsDelta
-from tests.bot.conftest import Harness
-from tests.bot.test_commands import plain
+from tests.bot.conftest import Harness, plain
 from tests.bot.test_rounds import play_round
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -101,15 +101,24 @@ def test_the_month_starts_at_midnight_utc(far_east: None) -> None:
 # ------------------------------------------------------------------------------ through the bot
 
 
+@pytest.mark.parametrize("harness", [None, 0], ids=["private", "group"], indirect=True)
 async def test_chart_sends_a_png_of_the_players_balance(harness: Harness) -> None:
     _, b, c, d = harness.users
+    # Asked in the group, the chart goes to the asker's private chat when he has opened it,
+    # else it is posted in the group.
+    known = await harness.rt.storage.get_user(b.id)
+    opened = known is not None and known.private_opened
     await play_round(harness, "classic36", buttons=False, next_round=False)
     before = len(harness.calls("sendPhoto"))
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/chart")
     assert len(harness.calls("sendPhoto")) == before + 1
-    posted = [m for m in harness.group.all_messages[count:] if m.from_bot]
+    in_group = [m for m in harness.group.all_messages[count:] if m.from_bot]
+    in_private = [m for m in harness.private(b).all_messages[seen:] if m.from_bot]
+    posted = in_private if opened else in_group
     assert len(posted) == 1
+    assert not any(m.photo_bytes is not None for m in (in_group if opened else in_private))
     photo = posted[0]
     assert photo.photo_bytes is not None
     assert png_size(photo.photo_bytes) == (800, 450)
@@ -118,14 +127,17 @@ async def test_chart_sends_a_png_of_the_players_balance(harness: Harness) -> Non
     history = await harness.rt.storage.balance_history(harness.group.id, b.id)
     assert [balance for _, balance in history] == [1000, 1050]  # the grant, the win
 
-    # As a reply: the replied-to person's chart.
+    # As a reply: the replied-to person's chart. (In the group the same command is answered
+    # once a minute.)
+    harness.advance_reply_clock(SAME_COMMAND_SECONDS)
     said = await c.send(harness.group, "ну и ладно")
     await d.send(harness.group, "/chart", reply_to=said)
     await harness.pump()
-    photo = harness.group.all_messages[-1]
+    photo = (harness.private(d) if opened else harness.group).all_messages[-1]
     assert photo.from_bot and photo.photo_bytes is not None
     assert png_size(photo.photo_bytes) == (800, 450)
     assert photo.caption == plain(render.chart_caption("Вика", 975, 1000, "ru"))
+    assert len(harness.calls("sendPhoto")) == before + 2
 
 
 async def test_chart_without_history_answers_with_text(harness: Harness) -> None:
@@ -133,14 +145,18 @@ async def test_chart_without_history_answers_with_text(harness: Harness) -> None
     await play_round(harness, "classic36", buttons=False, next_round=False)
     before = len(harness.calls("sendPhoto"))
     count = len(harness.group.all_messages)
+    seen = len(harness.private(d).all_messages)
     await harness.say(d, "/chart")  # Гоша never sat down in this chat
-    assert harness.bot_texts_since(count) == [plain(render.text("chart.none", "ru", name="Гоша"))]
+    none = plain(render.text("chart.none", "ru", name="Гоша"))
+    assert harness.private_since(d, seen) == [none]
+    assert harness.bot_texts_since(count) == [harness.pointer(d)]
     # Replying to the bot's message is about the caller, not the bot.
-    await d.send(harness.group, "/chart", reply_to=harness.group.all_messages[-1])
+    harness.advance_reply_clock(harness.rt.cooldowns.seconds)  # /chart's cooldown
+    pointer = harness.group.all_messages[-1]
+    assert pointer.from_bot
+    await d.send(harness.group, "/chart", reply_to=pointer)
     await harness.pump()
-    assert harness.bot_texts_since(count + 2)[-1] == plain(
-        render.text("chart.none", "ru", name="Гоша")
-    )
+    assert harness.private_since(d, seen) == [none, none]
     assert len(harness.calls("sendPhoto")) == before
     # In a private chat the chart belongs to a group.
     await harness.say(b, "/chart", harness.bot)
@@ -199,8 +215,10 @@ async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_ne
         )
         assert got == expected[user.id], user.first_name
         count = len(harness.group.all_messages)
+        seen = len(harness.private(user).all_messages)
         await harness.say(user, "/stats")
-        (shown,) = harness.bot_texts_since(count)
+        (shown,) = harness.private_since(user, seen)  # the asker's private chat
+        assert harness.bot_texts_since(count) == [harness.pointer(user)]
         assert shown == plain(render.stats(st, user.first_name, "ru"))
         rounds, wins, _, _, twentyones, golden, busts, biggest, net = expected[user.id]
         assert f"Раундов: {rounds} · побед: {wins}" in shown
@@ -230,10 +248,12 @@ async def test_top_of_all_time_and_of_this_month(harness: Harness, far_east: Non
     harness.rt.service.clock = lambda: now
 
     count = len(harness.group.all_messages)
+    seen = len(harness.private(d).all_messages)
     await harness.say(d, "/top")
     await harness.say(d, "/top month")
     await harness.say(d, "/top месяц")
-    every, month, month_ru = harness.bot_texts_since(count)
+    every, month, month_ru = harness.private_since(d, seen)  # the asker's private chat
+    assert harness.bot_texts_since(count) == [harness.pointer(d)]  # one pointer in the group
 
     rows = await storage.leaderboard(chat, limit=10)
     assert [(r.name, r.balance) for r in rows] == [("Борис", 1050), ("Вика", 975), ("Аня", 900)]

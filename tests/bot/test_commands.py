@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import html
-import re
-
 from bot import i18n, render
 from bot.callbacks import Act
-from tests.bot.conftest import Harness
+from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
+from tests.bot.conftest import Harness, plain
 from tests.bot.test_rounds import play_round
 from tests.botapi.models import Message
-
-
-def plain(text: str) -> str:
-    """What a chat shows of an HTML text (tags become entities)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
 def setting(menu: Message, key: str, value: str) -> str:
@@ -82,44 +75,61 @@ async def test_an_invalid_combination_is_refused_with_an_alert(harness: Harness)
 
 async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     a, b, _, _ = harness.users
-    count = len(harness.group.all_messages)
+    # Answers to group commands go to the asker's private chat, one pointer in the group.
+    count, seen_a, seen_b = (
+        len(chat.all_messages) for chat in (harness.group, harness.private(a), harness.private(b))
+    )
     await harness.say(b, "/lang en")  # not an admin
-    assert harness.bot_texts_since(count) == [render.refusal("not_allowed", {}, "ru")]
+    assert harness.private_since(b, seen_b) == [render.refusal("not_allowed", {}, "ru")]
+    assert harness.bot_texts_since(count) == [harness.pointer(b)]
+    assert (await harness.rt.storage.get_chat(harness.group.id)).language == "ru"
     await harness.say(a, "/lang en")
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "en"
-    assert harness.bot_texts_since(count + 2) == [plain(render.text("lang_set", "en"))]
+    assert harness.private_since(a, seen_a) == [plain(render.text("lang_set", "en"))]
+    assert harness.bot_texts_since(count + 2) == [harness.pointer(a, "en")]
     count = len(harness.group.all_messages)
+    seen_b = len(harness.private(b).all_messages)
     await harness.say(b, "/help")
-    assert harness.bot_texts_since(count) == [plain(render.help_text("en", private=False))]
+    assert harness.private_since(b, seen_b) == [plain(render.help_text("en", private=False))]
+    assert harness.bot_texts_since(count) == []  # Борис was pointed to his chat a moment ago
     await harness.say(b, "/newgame")
     assert harness.table().content.startswith(plain(i18n.t("lobby.header", "en")))
     answer = await harness.press_raw(b, harness.table(), "g:1:99:hit")
     assert answer.text == render.refusal("stale_button", {}, "en")
+    # Without a private chat the answer is posted in the group, in its language.
+    newcomer = harness.newcomer("Дима")
+    count = len(harness.group.all_messages)
+    await harness.say(newcomer, "/help")
+    assert harness.bot_texts_since(count) == [plain(render.help_text("en", private=False))]
 
 
 async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None:
     _, b, _, _ = harness.users
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/help")
     await harness.say(b, "/rules twodecks104")
     await harness.say(b, "/rules poker")
-    assert harness.bot_texts_since(count) == [
-        plain(render.help_text("ru", private=False)),
-        plain(render.rules_text("twodecks104", "ru")),
-        plain(
-            render.text(
-                "unknown_preset", "ru", name="poker", known="classic36, home36, big54, twodecks104"
-            )
-        ),
-    ]
+    help_text = plain(render.help_text("ru", private=False))
+    rules = plain(render.rules_text("twodecks104", "ru"))
+    unknown = plain(
+        render.text(
+            "unknown_preset", "ru", name="poker", known="classic36, home36, big54, twodecks104"
+        )
+    )
+    # Борис has opened the private chat: the answers are there, the group gets one pointer.
+    assert harness.private_since(b, seen) == [help_text, rules, unknown]
+    assert harness.bot_texts_since(count) == [harness.pointer(b)]
     await play_round(harness, "classic36", buttons=False, next_round=False)
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/balance")
     await harness.say(b, "/top")
     await harness.say(b, "/stats")
     stats = await harness.rt.storage.player_stats(harness.group.id, b.id)
     assert stats is not None and stats.rounds == 1 and stats.wins == 1 and stats.net == 50
-    balance, top, own = harness.bot_texts_since(count)
+    balance, top, own = harness.private_since(b, seen)
+    assert harness.bot_texts_since(count) == []  # one pointer every few minutes
     assert balance == plain(render.balance("Борис", 1050, "ru"))
     rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
     assert [r.name for r in rows] == ["Борис", "Вика", "Аня"]
@@ -128,6 +138,22 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     # In a private chat these belong to the group.
     await harness.say(b, "/balance", harness.bot)
     assert harness.private_texts(b)[-1] == plain(render.text("group_only", "ru"))
+
+    # Without a private chat the answers are posted in the group: one a minute per person,
+    # and the same command once a minute in the chat.
+    dima, eva = harness.newcomer("Дима"), harness.newcomer("Ева")
+    count = len(harness.group.all_messages)
+    await harness.say(dima, "/help")
+    await harness.say(dima, "/rules twodecks104")  # Дима was answered a moment ago: dropped
+    await harness.say(eva, "/help")  # /help was answered a moment ago: dropped
+    await harness.say(eva, "/rules poker")
+    assert harness.bot_texts_since(count) == [help_text, unknown]
+    harness.advance_reply_clock(max(SAME_COMMAND_SECONDS, PER_PERSON_SECONDS))
+    count = len(harness.group.all_messages)
+    await harness.say(dima, "/rules twodecks104")
+    await harness.say(eva, "/help")
+    await harness.say(eva, "/balance")  # Ева was answered a moment ago: dropped
+    assert harness.bot_texts_since(count) == [rules, help_text]
 
 
 async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -> None:
@@ -143,13 +169,14 @@ async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -
     assert one.game_id != two.game_id
     assert (one.thread_id, two.thread_id) == (first, second)
     h.script(decks=[["10S", "9S", "8S", "7H"]], lots=[0], game_id=two.game_id)
-    # A second game in the same topic is refused, in that topic.
+    # A second game in the same topic is refused: in Борис's private chat, with the pointer to
+    # it in that topic.
     count = len(h.group.all_messages)
+    seen = len(h.private(b).all_messages)
     await h.say(b, "/newgame", thread_id=first)
+    assert h.private_since(b, seen) == [render.refusal("game_exists", {}, "ru")]
     refused = [m for m in h.group.all_messages[count:] if m.from_bot]
-    assert [(m.content, m.thread_id) for m in refused] == [
-        (render.refusal("game_exists", {}, "ru"), first)
-    ]
+    assert [(m.content, m.thread_id) for m in refused] == [(h.pointer(b), first)]
     # Each game's messages stay in its topic.
     lobbies = {m.thread_id: m for m in h.group.messages if m.from_bot and m.inline_keyboard}
     assert set(lobbies) == {first, second}
@@ -172,10 +199,11 @@ async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -
     assert (await h.stored(second)).version == two.version + 1
     assert (await h.stored(first)).version == one.version
     count = len(h.group.all_messages)
+    seen = len(h.private(d).all_messages)
     await h.say(d, "/hit", thread_id=first)  # topic 1's round is over; Гоша's turn is in 2
+    assert h.private_since(d, seen) == [render.refusal("wrong_phase", {}, "ru")]
     replies = [m for m in h.group.all_messages[count:] if m.from_bot]
-    assert [m.thread_id for m in replies] == [first]
-    assert replies[0].content == render.refusal("wrong_phase", {}, "ru")
+    assert [(m.content, m.thread_id) for m in replies] == [(h.pointer(d), first)]
     assert (await h.stored(second)).version == two.version + 1
     # Chips: one account per player in the chat, shared by both tables, all conserved.
     assert await h.balance(b) == 1050

@@ -54,20 +54,29 @@ async def test_commitment_shown_then_revealed_and_verified(harness: Harness, pre
     assert archived and engine["log_base"] == len(archived)
     assert engine["log"][0]["a"] in ("next_round", "timeout")
     assert not any(entry["a"] in ("join", "start") for entry in engine["log"])
+    # Asked in the group, /verify is answered in the asker's private chat, with one pointer in
+    # the group.
+    pointed = False
     if engine["phase"] != "bank":
-        before = len(harness.group.all_messages)
+        before, group_before = len(harness.private(a).all_messages), len(harness.group.all_messages)
         await harness.say(a, "/verify 2")
-        replies = harness.bot_texts_since(before)
+        replies = harness.private_since(a, before)
         assert len(replies) == 1 and "раскрывается после вскрытия" in replies[0], replies
+        assert harness.bot_texts_since(group_before) == [harness.pointer(a)]
+        pointed = True
         for secret in _secrets(engine):
             assert all(secret not in text for text in harness.group_texts())
-    before = len(harness.group.all_messages)
+            assert all(secret not in text for text in harness.private_texts(a))
+        harness.advance_reply_clock(harness.rt.cooldowns.seconds)  # /verify's cooldown
+    before, group_before = len(harness.private(a).all_messages), len(harness.group.all_messages)
     await harness.say(a, "/verify")
-    reply = harness.bot_texts_since(before)
+    reply = harness.private_since(a, before)
     assert len(reply) == 1, reply
     assert "раунд 1" in reply[0] and "✅ колода честная" in reply[0]
     assert committed in reply[0] and salt in reply[0]
     assert "❌" not in reply[0]
+    # One pointer per person every few minutes.
+    assert harness.bot_texts_since(group_before) == ([] if pointed else [harness.pointer(a)])
 
 
 async def test_verify_in_private_and_in_english(harness: Harness) -> None:
@@ -77,6 +86,7 @@ async def test_verify_in_private_and_in_english(harness: Harness) -> None:
     await harness.say(a, "/verify 1", harness.bot)
     reply = harness.private_texts(a)[-1]
     assert "Deck check — round 1" in reply and "✅ the deck was fair" in reply, reply
+    harness.advance_reply_clock(harness.rt.cooldowns.seconds)  # /verify's cooldown
     await harness.say(a, "/verify 7", harness.bot)
     assert "no round 7" in harness.private_texts(a)[-1]
 
@@ -90,13 +100,16 @@ async def test_verify_before_any_showdown_is_refused(harness: Harness) -> None:
     await harness.say(a, "/bank 100")  # Аня banks (the lot): round 1 is dealt
     engine = (await harness.stored()).state["engine"]
     assert engine["round_no"] == 1 and engine["shuffles"]
-    before = len(harness.group.all_messages)
+    before, group_before = len(harness.private(b).all_messages), len(harness.group.all_messages)
     await harness.say(b, "/verify")
-    reply = harness.bot_texts_since(before)
+    reply = harness.private_since(b, before)
     assert len(reply) == 1 and "Ни один раунд ещё не вскрыт" in reply[0], reply
+    harness.advance_reply_clock(harness.rt.cooldowns.seconds)  # /verify's cooldown
     await harness.say(b, "/verify 1")
-    reply = harness.bot_texts_since(before)
-    assert "раскрывается после вскрытия" in reply[-1], reply
+    reply = harness.private_since(b, before)
+    assert len(reply) == 2 and "раскрывается после вскрытия" in reply[-1], reply
+    # The answers are Борис's; the group sees one pointer to them.
+    assert harness.bot_texts_since(group_before) == [harness.pointer(b)]
     for secret in _secrets(engine):
         assert all(secret not in text for text in harness.group_texts())
         assert all(secret not in text for u in harness.users for text in harness.private_texts(u))

@@ -135,7 +135,7 @@ class Fuzzer:
             else:
                 for update in parsed:
                     await h.app.process_update(update)
-        await h.rt.publisher.drain()
+        await h.rt.delivery.drain()
 
     # ------------------------------------------------------------------ picking things
 
@@ -482,7 +482,7 @@ async def test_fuzz_ten_thousand_updates(tmp_path: Path) -> None:
     print(f"fuzz seed {seed} (OCHKO_FUZZ_SEED={seed} reproduces it)")
     rng = random.Random(seed)
     server = BotApiServer(flood_limits=False)
-    settings = make_settings(tmp_path, coalesce_seconds=0.0, max_games_per_user=3)
+    settings = make_settings(tmp_path, table_edit_gap=0.0, max_games_per_user=3)
     errors = Errors()
     logging.getLogger().addHandler(errors)
     h = await start_harness(server, settings, players=4, opened=2)
@@ -505,7 +505,7 @@ async def test_fuzz_ten_thousand_updates(tmp_path: Path) -> None:
                 break
         # Let any timer task the run started finish, then publish what is left.
         await asyncio.sleep(0)
-        await h.rt.publisher.drain()
+        await h.rt.delivery.drain()
         took = time.monotonic() - started
         print(f"{count} updates ({len(fuzz.seen)} delivered) in {took:.1f}s: {dict(fuzz.kinds)}")
 
@@ -563,11 +563,16 @@ async def test_one_seat_per_chat_across_forum_topics(tmp_path: Path) -> None:
         await c.send(h.group, "/newgame", thread_id=second)
         await h.pump()
         count = len(h.group.all_messages)
+        seen_a, seen_b = len(h.private(a).all_messages), len(h.private(b).all_messages)
         await b.send(h.group, "/join", thread_id=second)
         await a.send(h.group, "/newgame")  # the General topic
         await h.pump()
-        replies = h.bot_texts_since(count)
-        assert replies == [refusal("seated_in_chat", {}, "ru")] * 2, replies
+        # Each refusal goes to the asker's private chat; the group gets a pointer to it where
+        # the command was typed.
+        replies = [h.private_since(b, seen_b), h.private_since(a, seen_a)]
+        assert replies == [[refusal("seated_in_chat", {}, "ru")]] * 2, replies
+        pointers = [(m.content, m.thread_id) for m in h.group.all_messages[count:] if m.from_bot]
+        assert pointers == [(h.pointer(b), second), (h.pointer(a), None)], pointers
         one = await h.stored(first)
         two = await h.stored(second)
         assert game_of(one).players == [a.id, b.id]

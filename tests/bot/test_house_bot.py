@@ -7,8 +7,8 @@ from __future__ import annotations
 from bot import render
 from bot.callbacks import Act
 from bot.service import HOUSE_BALANCE, HOUSE_ID
-from tests.bot.conftest import Harness
-from tests.bot.test_commands import plain, setting
+from tests.bot.conftest import Harness, plain
+from tests.bot.test_commands import setting
 
 
 async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
@@ -48,7 +48,8 @@ async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
     stored = await harness.stored()
     engine = stored.state["engine"]
     assert engine["phase"] == "round_over" and engine["banker"] == HOUSE_ID
-    assert stored.version == before + 2  # Аня's stand (the house drew in it) and the result
+    # Аня's stand (the house drew in it); the result is posted without a new version.
+    assert stored.version == before + 1
     house_hand = next(h for h in engine["hands"] if h["player"] == HOUSE_ID)
     assert house_hand["cards"][0] == "7H" and len(house_hand["cards"]) >= 2  # it drew on 7
     assert not any(
@@ -62,10 +63,12 @@ async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
     engine = (await harness.stored()).state["engine"]
     assert engine["banker"] == HOUSE_ID and engine["turn"] == b.id
 
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/top")
     rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
     assert HOUSE_ID in [row.user_id for row in rows]
-    top = harness.bot_texts_since(len(harness.group.all_messages) - 1)[-1]
+    (top,) = harness.private_since(b, seen)  # the asker's private chat
+    assert harness.group.all_messages[-1].content == harness.pointer(b)
     assert top == plain(render.leaderboard(rows, "ru", period="all"))
     assert "🏦 Дом" in top
 
@@ -89,8 +92,10 @@ async def test_the_house_banks_at_one_table_of_a_chat_at_a_time(forum: Harness) 
     second = h.group.create_topic("Стол 2")
     await h.say(a, "/newgame", thread_id=first)
     count = len(h.group.all_messages)
+    seen = len(h.private(c).all_messages)
     await h.say(c, "/newgame", thread_id=second)
-    replies = [m.content for m in h.group.all_messages[count:] if m.from_bot]
-    assert replies == [render.refusal("house_busy", {}, "ru")]
+    assert h.private_since(c, seen) == [render.refusal("house_busy", {}, "ru")]
+    replies = [(m.content, m.thread_id) for m in h.group.all_messages[count:] if m.from_bot]
+    assert replies == [(h.pointer(c), second)]  # where to find the answer, in that topic
     assert await h.rt.storage.load_active_game(h.group.id, second) is None
     assert await h.rt.storage.seated_games(HOUSE_ID) == [(await h.stored(first)).game_id]

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bot import render
-from tests.bot.conftest import Harness
-from tests.bot.test_commands import plain
+from tests.bot.conftest import Harness, plain
 
 
 async def test_hand_and_moves_typed_in_private(harness: Harness) -> None:

@@ -149,9 +149,12 @@ async def test_bad_stakes_get_the_allowed_range(harness: Harness, text: str) -> 
     _, b, _, _ = harness.users
     stored = await classic_at_stake(harness)
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, text)
-    replies = harness.bot_texts_since(count)
+    # The refusal goes to Борис's private chat; the group gets a pointer to it.
+    replies = harness.private_since(b, seen)
     assert len(replies) == 1, replies
+    assert harness.bot_texts_since(count) == [harness.pointer(b)]
     numbers = re.findall(r"\d+", replies[0])
     assert "100" in numbers, replies[0]  # the cap: the bank
     # Every reply names the whole range, except "more than anyone has", which names the
@@ -166,8 +169,10 @@ async def test_newgame_while_a_game_runs(harness: Harness) -> None:
     stored = await classic_at_stake(harness)
     table = harness.table()
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/newgame home36")
-    assert harness.bot_texts_since(count) == [refusal("game_exists")]
+    assert harness.private_since(b, seen) == [refusal("game_exists")]
+    assert harness.bot_texts_since(count) == [harness.pointer(b)]
     assert harness.table() is table
     await unchanged(harness, stored)
 
@@ -184,8 +189,10 @@ async def test_endgame_needs_the_creator_the_banker_or_an_admin(harness: Harness
     stored = await harness.stored()
     assert stored.state["engine"]["banker"] == b.id
     count = len(harness.group.all_messages)
+    seen = len(harness.private(d).all_messages)
     await harness.say(d, "/endgame")
-    assert harness.bot_texts_since(count) == [refusal("not_allowed")]
+    assert harness.private_since(d, seen) == [refusal("not_allowed")]
+    assert harness.bot_texts_since(count) == [harness.pointer(d)]
     await unchanged(harness, stored)
     await harness.say(a, "/endgame")
     ended = await harness.rt.storage.load_game(stored.game_id)
@@ -203,9 +210,12 @@ async def test_endgame_needs_the_creator_the_banker_or_an_admin(harness: Harness
 async def test_settings_need_an_admin(harness: Harness) -> None:
     a, b, _, _ = harness.users
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.say(b, "/settings")
-    assert harness.bot_texts_since(count) == [refusal("not_allowed")]
+    assert harness.private_since(b, seen) == [refusal("not_allowed")]
+    assert harness.bot_texts_since(count) == [harness.pointer(b)]
     assert harness.group.last_with_buttons() is None
+    assert harness.private(b).last_with_buttons() is None
     await harness.say(a, "/settings")
     menu = harness.group.last_with_buttons()
     assert menu is not None
@@ -240,8 +250,10 @@ async def test_a_duplicate_update_is_applied_once(harness: Harness) -> None:
     stored = await harness.stored()
     assert len(hand_codes(stored, b.id)) == 2
     count = len(harness.group.all_messages)
+    seen = len(harness.private(b).all_messages)
     await harness.redeliver(command)  # the same update_id again, as Telegram may resend it
     assert harness.bot_texts_since(count) == []
+    assert harness.private_since(b, seen) == []
     await unchanged(harness, stored)
     answer = await harness.press_act(b, harness.table(), Act.HIT)
     assert not answer.show_alert

@@ -62,7 +62,7 @@ SETTINGS_VARIABLES = frozenset(
         "MAX_GAMES_PER_USER",
         "LOG_LEVEL",
         "DEFAULT_LANGUAGE",
-        "COALESCE_SECONDS",
+        "TABLE_EDIT_GAP",
         "WEBHOOK_URL",
         "WEBHOOK_SECRET",
         "WEBHOOK_LISTEN",
@@ -229,9 +229,11 @@ class Database:
         return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     def publishing(self, chat_id: int) -> tuple[int, int, int | None, str] | None:
-        """(game id, outbox length, table message id, status) of the chat's newest game."""
+        """(game id, results not yet posted, table message id, status) of the chat's newest
+        game."""
         rows = self.query(
-            "SELECT game_id, json_array_length(json_extract(state, '$.meta.outbox')), "
+            "SELECT game_id, (SELECT count(*) FROM json_each(state, '$.meta.outbox') "
+            "WHERE json_extract(value, '$.seq') > games.posted_seq), "
             "table_message_id, status FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
             (chat_id,),
         )
@@ -472,8 +474,9 @@ class RoundLog:
 class Table:
     """One group's game, played by automatic players.
 
-    `by_buttons` players press buttons (in the group, found by callback data), the others type
-    commands. Decisions come from the engine state in the database.
+    `by_buttons` players press buttons (in their private chat's turn message when they have
+    one, else in the group; found by callback data), the others type commands. Decisions come
+    from the engine state in the database.
     """
 
     e2e: E2E
@@ -491,6 +494,7 @@ class Table:
             self.by_buttons = {u.id for i, u in enumerate(self.users) if i % 2 == 0}
         self._by_id = {u.id: u for u in self.users}
         self._round_started = time.monotonic()
+        self._pressed: dict[int, tuple[int, Act]] = {}  # user -> (version, act) last pressed
 
     # ------------------------------------------------------------------ state
 
@@ -531,31 +535,44 @@ class Table:
         *,
         choose: Callable[[list[GameButton]], GameButton] | None = None,
     ) -> tuple[GameRow, CallbackAnswer]:
-        """Press the current button for `act` in the group (waiting until the table shows it)."""
+        """Press the current button for `act` where the player sees it: the newest turn message
+        in their private chat when they have one, else the group's table (waiting until it
+        shows the button)."""
         before = self.row()
         since = int(before.meta["turn_since"])
+        last = self._pressed.get(user.id)
+        chats = [self.group]
+        if self.e2e.db.user_private_opened(user.id):
+            chats.insert(0, user.private_chat(self.e2e.bot))
+
+        def fresh(b: GameButton) -> bool:
+            # A keyboard already pressed for this act is spent (a repeat changes nothing).
+            return last is None or last[1] is not b.act or b.version > last[0]
 
         def find() -> tuple[Message, GameButton] | None:
-            for message in reversed(self.group.messages):
-                if not message.from_bot:
-                    continue
-                candidates = [
-                    b
-                    for b in game_buttons(message)
-                    if b.game_id == before.game_id
-                    and b.act is act
-                    and since <= b.version
-                    and (amount is None or b.amount == amount)
-                ]
-                if candidates:
-                    pick = choose(candidates) if choose else candidates[0]
-                    return message, pick
+            for chat in chats:
+                for message in reversed(chat.messages):
+                    if not message.from_bot:
+                        continue
+                    candidates = [
+                        b
+                        for b in game_buttons(message)
+                        if b.game_id == before.game_id
+                        and b.act is act
+                        and since <= b.version
+                        and fresh(b)
+                        and (amount is None or b.amount == amount)
+                    ]
+                    if candidates:
+                        pick = choose(candidates) if choose else candidates[0]
+                        return message, pick
             return None
 
         message, button = await self.e2e.server.wait_for(
             find, ACTION_TIMEOUT, description=f"a current {act.value!r} button in the group"
         )
         query = await user.press(message, data=button.encode())
+        self._pressed[user.id] = (button.version, button.act)
         answer = await query.wait(ACTION_TIMEOUT)
         assert not answer.show_alert, f"{user.first_name} pressed {button}: {answer.text}"
         after = await self._wait_version(before, f"{button} by {user.first_name}")

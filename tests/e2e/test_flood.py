@@ -9,7 +9,7 @@ import pytest
 from tests.e2e.conftest import E2E, Table
 
 GROUP_WRITES_PER_ROUND = 12
-ROUNDS = 7  # about 35 group writes: well past the 20-per-minute window, so pacing must hold
+ROUNDS = 12  # about 35 group writes: well past the 20-per-minute window, so pacing must hold
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 
 from bot.callbacks import Act
 from rules.table import Phase
-from tests.botapi.models import CallbackQuery, Message
+from tests.botapi.models import CallbackQuery, FakeUser, Message
 from tests.e2e.conftest import BOT_USERNAME, E2E, IN_ROUND, Table, card_symbol, game_buttons
 
 
@@ -101,9 +101,14 @@ async def test_bad_input_changes_nothing_and_is_answered(e2e: E2E) -> None:
     await e2e.wait_until(lambda: e2e.db.game(group.id), "the lobby")
     lobby = table.row()
 
-    async def refused_command(user: object, text: str, before: object) -> str:
-        sent = await user.send(group, text)  # type: ignore[attr-defined]
-        reply = await group.wait_for(lambda m: True, timeout=30, after=sent)
+    async def refused_command(user: FakeUser, text: str, before: object) -> str:
+        # The answer goes to the asker's private chat (open here), not into the group.
+        private = user.private_chat(e2e.bot)
+        last = private.last_message
+        await user.send(group, text)
+        reply = await private.wait_for(
+            lambda m: not m.content.startswith("🃏"), timeout=30, after=last
+        )
         row = table.row()
         assert (row.version, row.state) == (before.version, before.state), text  # type: ignore[attr-defined]
         assert reply.content.strip() and "Traceback" not in reply.content, (text, reply.content)

@@ -1,0 +1,745 @@
+"""Delivery: from a committed version of a game to what each chat shows.
+
+The service is the only writer of game state. After a commit it hands delivery the new
+version, decoded once (:class:`View`); delivery never reloads a game it was handed. Per chat it
+works out what should be shown next (see :mod:`bot.lanes` for the order and the budget):
+
+* in the group: the round's results and the session's end (from the stored outbox, until
+  posted), a new round's table, a mention for a player on turn who has no private chat, then
+  edits of the live table (newest state only, paced), then stale buttons removed;
+* in each player's private chat: a *new* message with the action buttons when the turn passes
+  to them (only new messages make a phone buzz; edits never do), the previous one losing its
+  buttons, and quiet edits of the hand otherwise.
+
+What was shown is recorded — table and hand message ids, how many results were posted, the
+digest of what each message shows — so a retry or a restart never re-sends the same thing and
+never asks Telegram for an edit that changes nothing. A player's turn clock starts only when a
+message naming them as the one to act has been delivered (`GameService.start_clock`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Iterable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+
+from bot import render
+from bot.lanes import Lanes, Limiter, Priority, Step
+from bot.service import (
+    HOUSE_ID,
+    GameService,
+    Meta,
+    meta_of,
+    news_events,
+    round_settled_from_dict,
+    seated_names,
+    session_ended_from_dict,
+)
+from bot.telegram_errors import Fate, Verdict, classify
+from bot.timers import TurnTimers
+from rules.game import Game
+from rules.table import Phase
+from storage import ChatSettings, Storage, StoredGame, User
+
+log = logging.getLogger(__name__)
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+SHOWN_LIMIT = 20_000  # message digests kept in memory (the database keeps them all)
+VIEW_LIMIT = 4_096  # games whose newest view is kept (finished ones leave first)
+USER_CACHE_SECONDS = 60.0
+USER_CACHE_LIMIT = 50_000
+TIMED = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
+WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminded privately
+
+GroupKey = tuple[str, int]  # ("g", game id): the game's group messages
+HandKey = tuple[str, int]  # ("h", game id): a player's hand (the lane is the player's chat)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One committed version of a game, decoded once."""
+
+    stored: StoredGame
+    game: Game
+    meta: Meta
+    chat: ChatSettings
+
+    @property
+    def game_id(self) -> int:
+        return self.stored.game_id
+
+    @property
+    def version(self) -> int:
+        return self.stored.version
+
+    @property
+    def actor(self) -> int | None:
+        """The person (not the house) whose move the game waits for."""
+        legal = self.game.legal_actions()
+        if legal.actor is None or legal.actor == HOUSE_ID or legal.phase not in TIMED:
+            return None
+        return legal.actor
+
+
+def digest(rendered: render.Rendered, notice: int | None = None) -> str:
+    """What a message shows, as stored: ``<notice>|<hash><+ or ->``; ``notice`` is the turn
+    (the version it began at) a hand message was posted to announce, the last mark whether the
+    message carries buttons."""
+    markup = rendered.markup.to_json() if rendered.markup is not None else ""
+    body = hashlib.blake2b((rendered.text + "\0" + markup).encode(), digest_size=12).hexdigest()
+    buttons = "+" if rendered.markup is not None else "-"
+    return f"{'' if notice is None else notice}|{body}{buttons}"
+
+
+def _has_buttons(stored_digest: str | None) -> bool:
+    """Whether a message may still carry buttons (unknown: assume it does)."""
+    return stored_digest is None or stored_digest.endswith("+")
+
+
+def _notice_of(stored_digest: str | None) -> int | None:
+    if not stored_digest or "|" not in stored_digest:
+        return None
+    head = stored_digest.split("|", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def _same(a: str | None, b: str) -> bool:
+    return a is not None and a.split("|", 1)[-1] == b.split("|", 1)[-1]
+
+
+ChatLost = Callable[[int, Verdict], Awaitable[None]]
+ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
+ClockStarted = Callable[[int, float], None]
+
+
+class Delivery:
+    def __init__(
+        self,
+        bot: Bot,
+        storage: Storage,
+        service: GameService,
+        *,
+        bot_username: str,
+        limiter: Limiter | None,
+        on_clock: ClockStarted,
+        on_chat_lost: ChatLost,
+        on_chat_migrated: ChatMigrated,
+        table_gap: float | None = None,
+        warn_before: float = WARN_BEFORE,
+    ) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.service = service
+        self.bot_username = bot_username
+        self.on_clock = on_clock
+        self.on_chat_lost = on_chat_lost
+        self.on_chat_migrated = on_chat_migrated
+        self.lanes = Lanes(self, limiter)
+        if table_gap is not None:
+            self.lanes.table_gap = table_gap
+        self._views: OrderedDict[int, View] = OrderedDict()
+        self._tables: dict[int, tuple[int, int]] = {}  # game -> (table_since, message id)
+        self._table_shown: dict[int, int] = {}  # game -> version its table shows
+        self._posted: dict[int, int] = {}  # game -> seq of the last result posted
+        self._hands: dict[tuple[int, int], tuple[int | None, int]] = {}  # -> (notice, msg)
+        self._hand_shown: dict[tuple[int, int], int] = {}  # (game, player) -> version
+        self._mentioned: dict[int, int] = {}  # game -> the turn mentioned in the group
+        self._clocked: dict[int, int] = {}  # game -> version whose clock was started
+        self._results: dict[int, int] = {}  # game -> result message with live buttons
+        self._strips: dict[int, list[tuple[int, int]]] = {}  # game -> messages to strip
+        self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
+        self._users: dict[int, tuple[User | None, float]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.warn_before = warn_before
+        self._warnings = TurnTimers(self._warn)
+
+    def start(self) -> None:
+        self._warnings.start()
+
+    # ---------------------------------------------------------------- input
+
+    async def committed(self, view: View) -> None:
+        """A new committed version: show it where it belongs."""
+        await self._users_of(view.game.players)
+        if view.game_id not in self._views:
+            await self._learn_shown(view)  # the first view since start: what do its messages show
+        if view.stored.deadline is None:
+            self._warnings.arm(view.game_id, None)
+        self._take(view)
+
+    async def load(self, game_id: int) -> View | None:
+        """Read a game once (start-up, a migration, a repost) and show it."""
+        stored = await self.storage.load_game(game_id)
+        if stored is None:
+            return None
+        view = View(
+            stored,
+            self.service.game(stored),
+            meta_of(stored),
+            await self.storage.get_chat(stored.chat_id),
+        )
+        await self._learn_shown(view)
+        await self._users_of(view.game.players)
+        self._take(view, force=True)
+        return view
+
+    def _take(self, view: View, *, force: bool = False) -> None:
+        game_id = view.game_id
+        known = self._views.get(game_id)
+        if known is not None and known.version > view.version:
+            return
+        if known is not None and known.version == view.version and not force:
+            return
+        self._views[game_id] = view
+        self._views.move_to_end(game_id)
+        self._posted.setdefault(game_id, view.stored.posted_seq)
+        if game_id not in self._tables and view.stored.table_message_id is not None:
+            self._tables[game_id] = (view.meta.table_since, view.stored.table_message_id)
+        for player, message_id in view.stored.hand_messages.items():
+            key = (game_id, player)
+            if key not in self._hands:
+                self._hands[key] = (_notice_of(self._shown.get((player, message_id))), message_id)
+        self.lanes.want(view.stored.chat_id, ("g", game_id))
+        for player in view.game.players:
+            if player != HOUSE_ID and self._private_ok(player):
+                self.lanes.want(player, ("h", game_id))
+        self._trim()
+
+    async def _learn_shown(self, view: View) -> None:
+        """After a restart: what the game's messages show, from the database."""
+        pairs = []
+        if view.stored.table_message_id is not None:
+            pairs.append((view.stored.chat_id, view.stored.table_message_id))
+        pairs += [(p, m) for p, m in view.stored.hand_messages.items()]
+        for chat_id, message_id in pairs:
+            if (chat_id, message_id) not in self._shown:
+                found = await self.storage.shown_digest(chat_id, message_id)
+                if found is not None:
+                    self._remember(chat_id, message_id, found)
+
+    def _trim(self) -> None:
+        while len(self._views) > VIEW_LIMIT:
+            game_id = next(iter(self._views))
+            self._forget(game_id)
+
+    def _forget(self, game_id: int) -> None:
+        view = self._views.pop(game_id, None)
+        for store in (
+            self._tables,
+            self._table_shown,
+            self._posted,
+            self._mentioned,
+            self._clocked,
+            self._results,
+            self._strips,
+        ):
+            store.pop(game_id, None)
+        if view is not None:
+            for player in view.game.players:
+                self._hands.pop((game_id, player), None)
+                self._hand_shown.pop((game_id, player), None)
+
+    def views(self) -> dict[int, View]:
+        """The newest view of each game delivery keeps (read-only)."""
+        return dict(self._views)
+
+    def resend_hand(self, game_id: int, player: int) -> None:
+        """/hand: post the player's hand anew (the old message may be far up the chat)."""
+        old = self._hands.pop((game_id, player), None)
+        self._hand_shown.pop((game_id, player), None)
+        if old is not None:
+            self._strip_later(game_id, player, old[1])
+        self.lanes.want(player, ("h", game_id))
+
+    # ---------------------------------------------------------------- people
+
+    async def _users_of(self, players: Iterable[int]) -> None:
+        now = time.monotonic()
+        for player in players:
+            if player == HOUSE_ID:
+                continue
+            cached = self._users.get(player)
+            if cached is None or cached[1] < now:
+                self._users[player] = (
+                    await self.storage.get_user(player),
+                    now + USER_CACHE_SECONDS,
+                )
+        if len(self._users) > USER_CACHE_LIMIT:
+            self._users.clear()
+
+    def forget_user(self, user_id: int) -> None:
+        """The user's record changed (/start, /lang, a refused send): read it again."""
+        self._users.pop(user_id, None)
+        self.lanes.reopen(user_id)
+
+    def _user(self, player: int) -> User | None:
+        cached = self._users.get(player)
+        return cached[0] if cached is not None else None
+
+    def _private_ok(self, player: int) -> bool:
+        user = self._user(player)
+        return user is not None and user.private_opened and not self.lanes.is_closed(player)
+
+    def user_language(self, player: int) -> str | None:
+        user = self._user(player)
+        return user.language if user is not None else None
+
+    # ---------------------------------------------------------------- rendering
+
+    def snapshot(self, view: View, lang: str | None = None) -> render.Snapshot:
+        game = view.game
+        deadline = view.stored.deadline
+        now = time.time()
+        if deadline is None and view.actor is not None:
+            # The clock starts when this is delivered: it shows the whole turn.
+            deadline = now + (view.chat.turn_timeout or self.service.turn_timeout)
+        return render.Snapshot(
+            game_id=view.game_id,
+            version=view.version,
+            game=game,
+            names=dict(view.meta.names) | seated_names(game, view.meta),
+            creator_id=view.meta.creator_id,
+            lang=lang or view.chat.language,
+            deadline=deadline,
+            private_ok=frozenset(p for p in game.players if self._private_ok(p)),
+            bot_username=self.bot_username,
+            now=now,
+        )
+
+    def _table(self, view: View, snap: render.Snapshot) -> render.Rendered:
+        game = view.game
+        if game.phase is Phase.ENDED and game.round_no == 0:
+            note = end_note(snap, view.meta) or render.text("game.cancelled", snap.lang)
+            return render.Rendered(note.strip(), None)
+        if game.phase is Phase.LOBBY:
+            rendered = render.lobby(snap)
+        else:
+            rendered = render.table(snap, render.announce(snap, news_events(view.meta)))
+        if game.is_over or game.phase is Phase.ROUND_OVER:
+            # The result below carries the next-round buttons; a finished table has none.
+            rendered = render.Rendered(rendered.text, None)
+        return rendered
+
+    # ---------------------------------------------------------------- the lanes ask
+
+    def next_step(self, key: Hashable, chat_id: int) -> Step | None:
+        kind, game_id = key if isinstance(key, tuple) else ("", 0)
+        view = self._views.get(game_id)
+        if view is None:
+            return None
+        if kind == "g":
+            return self._group_step(view, chat_id)
+        return self._hand_step(view, chat_id)
+
+    def _group_step(self, view: View, chat_id: int) -> Step | None:
+        if view.stored.chat_id != chat_id:
+            return None
+        game_id = view.game_id
+        posted = self._posted.get(game_id, 0)
+        for item in view.meta.outbox:
+            if item.get("seq", 0) > posted:
+                return Step(Priority.GAME, partial(self._post_outbox, view, item), "result")
+        table = self._tables.get(game_id)
+        if table is None or table[0] != view.meta.table_since:
+            return Step(Priority.GAME, lambda: self._post_table(view), "new table")
+        actor = view.actor
+        if (
+            actor is not None
+            and not self._private_ok(actor)
+            and self._mentioned.get(game_id) != view.meta.actor_since
+        ):
+            return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
+        if self._table_shown.get(game_id, 0) < view.version:
+            snap = self.snapshot(view)
+            rendered = self._table(view, snap)
+            if _same(self._shown.get((chat_id, table[1])), digest(rendered)):
+                self._table_done(view)
+            else:
+                return Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
+        return self._strip_step(game_id, chat_id, self._strips.get(game_id))
+
+    def _hand_step(self, view: View, player: int) -> Step | None:
+        game_id = view.game_id
+        strips = self._strips.get(game_id)
+        if not view.game.is_seated(player) or not self._private_ok(player):
+            return self._strip_step(game_id, player, strips)
+        key = (game_id, player)
+        current = self._hands.get(key)
+        actor = view.actor
+        if actor == player and (current is None or current[0] != view.meta.actor_since):
+            return Step(Priority.GAME, lambda: self._post_hand(view, player, notice=True), "turn")
+        if current is None:
+            if view.game.phase is Phase.LOBBY:
+                return None  # the hand comes with the first deal
+            return Step(Priority.TABLE, lambda: self._post_hand(view, player), "hand")
+        if self._hand_shown.get(key, 0) < view.version:
+            rendered = self._hand(view, player)
+            if _same(self._shown.get((player, current[1])), digest(rendered)):
+                self._hand_done(view, player)
+            else:
+                return Step(Priority.TABLE, lambda: self._edit_hand(view, player), "hand edit")
+        return self._strip_step(game_id, player, strips)
+
+    def _strip_step(
+        self, game_id: int, chat_id: int, strips: list[tuple[int, int]] | None
+    ) -> Step | None:
+        for target in strips or ():
+            if target[0] == chat_id:
+                return Step(Priority.OTHER, partial(self._strip, game_id, target), "strip")
+        return None
+
+    def _hand(self, view: View, player: int) -> render.Rendered:
+        lang = self.user_language(player) or view.chat.language
+        return render.hand(self.snapshot(view), player, lang)
+
+    # ---------------------------------------------------------------- lasting failures
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+        if chat_id > 0:
+            # Blocked, or never really opened: the hand falls back to the "👁" alert and
+            # the player's turn to a mention in the group.
+            name = str(chat_id)
+            user = self._user(chat_id)
+            if user is not None:
+                name = user.name
+            async with self.storage.transaction() as tx:
+                await tx.upsert_user(chat_id, name, private_opened=False)
+            self._users.pop(chat_id, None)
+            await self._users_of([chat_id])
+            for view in list(self._views.values()):
+                if chat_id in view.game.players:
+                    self.lanes.want(view.stored.chat_id, ("g", view.game_id))
+            return
+        await self.on_chat_lost(chat_id, verdict)
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        moved = await self.on_chat_migrated(old_chat_id, new_chat_id)
+        for game_id in moved:
+            # The old group's messages are out of reach: the table starts anew there.
+            self._tables.pop(game_id, None)
+            self._table_shown.pop(game_id, None)
+            self._results.pop(game_id, None)
+            self._strips.pop(game_id, None)
+            self._mentioned.pop(game_id, None)
+            await self.load(game_id)
+
+    # ---------------------------------------------------------------- sending
+
+    def _send_args(self) -> dict[str, Any]:
+        return self.lanes.send_args()
+
+    async def _send(
+        self,
+        chat_id: int,
+        thread_id: int,
+        rendered: render.Rendered,
+        *,
+        quiet: bool = False,
+        reply_to: int | None = None,
+    ) -> Message:
+        return await self.bot.send_message(
+            chat_id,
+            rendered.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=rendered.markup,
+            message_thread_id=thread_id or None,
+            link_preview_options=NO_PREVIEW,
+            disable_notification=quiet or None,
+            reply_parameters=(
+                ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+            ),
+            **self._send_args(),
+        )
+
+    async def _edit(
+        self, chat_id: int, message_id: int, rendered: render.Rendered, notice: int | None
+    ) -> bool:
+        """Edit the message; False when it is gone (post anew). "Not modified" is shown."""
+        stamp = digest(rendered, notice)
+        try:
+            await self.bot.edit_message_text(
+                rendered.text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=rendered.markup,
+                link_preview_options=NO_PREVIEW,
+                **self._send_args(),
+            )
+        except TelegramError as error:
+            verdict = classify(error)
+            if verdict.fate is Fate.MESSAGE_GONE:
+                log.info("message %s in chat %s is gone: %s", message_id, chat_id, error)
+                return False
+            if verdict.fate is Fate.REJECTED:
+                # Our request is wrong: retrying the same content would loop. Count it shown.
+                log.error("edit refused chat=%s message=%s: %s", chat_id, message_id, error)
+            elif verdict.fate is not Fate.NOT_MODIFIED:
+                raise
+        self._remember(chat_id, message_id, stamp)
+        async with self.storage.transaction() as tx:
+            await tx.record_shown(chat_id, message_id, stamp)
+        return True
+
+    def _remember(self, chat_id: int, message_id: int, stamp: str) -> None:
+        self._shown[(chat_id, message_id)] = stamp
+        self._shown.move_to_end((chat_id, message_id))
+        while len(self._shown) > SHOWN_LIMIT:
+            self._shown.popitem(last=False)
+
+    async def _post_outbox(self, view: View, item: dict[str, Any]) -> None:
+        game_id = view.game_id
+        snap = self.snapshot(view)
+        seq = int(item.get("seq", 0))
+        rendered: render.Rendered | None
+        if item["kind"] == "result":
+            rendered = render.result(snap, round_settled_from_dict(item["event"]))
+        elif view.game.round_no == 0:
+            rendered = None  # a lobby that never dealt: its own message says it is closed
+        else:
+            ended = render.session_end(snap, session_ended_from_dict(item["event"]))
+            rendered = render.Rendered(end_note(snap, view.meta) + ended.text, None)
+        message_id = None
+        if rendered is not None:
+            try:
+                sent = await self._send(view.stored.chat_id, view.stored.thread_id, rendered)
+            except TelegramError as error:
+                if classify(error).fate is not Fate.REJECTED:
+                    raise
+                log.error("result refused game=%s: %s", game_id, error)
+            else:
+                message_id = sent.message_id
+                if rendered.markup is not None:
+                    self._results[game_id] = message_id
+        self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
+        async with self.storage.transaction() as tx:
+            await tx.set_messages(game_id, posted_seq=seq)
+            if message_id is not None and rendered is not None:
+                await tx.record_shown(view.stored.chat_id, message_id, digest(rendered))
+        if message_id is not None and rendered is not None:
+            self._remember(view.stored.chat_id, message_id, digest(rendered))
+
+    async def _post_table(self, view: View) -> None:
+        game_id = view.game_id
+        chat_id = view.stored.chat_id
+        rendered = self._table(view, self.snapshot(view))
+        sent = await self._send(chat_id, view.stored.thread_id, rendered)
+        previous = self._tables.get(game_id)
+        since = view.meta.table_since
+        self._tables[game_id] = (since, sent.message_id)
+        stamp = digest(rendered)
+        self._remember(chat_id, sent.message_id, stamp)
+        async with self.storage.transaction() as tx:
+            fresh = await tx.load_game(game_id)
+            # Only while the game still wants this table (not a newer round's).
+            if fresh is not None and meta_of(fresh).table_since == since:
+                await tx.set_messages(
+                    game_id, table_message_id=sent.message_id, shown_version=view.version
+                )
+            await tx.record_shown(chat_id, sent.message_id, stamp)
+        if previous is not None and previous[1] != sent.message_id:
+            self._strip_later(game_id, chat_id, previous[1])
+        self._table_done(view)
+
+    async def _edit_table(self, view: View, message_id: int) -> None:
+        rendered = self._table(view, self.snapshot(view))
+        if not await self._edit(view.stored.chat_id, message_id, rendered, None):
+            await self._post_table_again(view)
+            return
+        self._table_done(view)
+
+    async def _post_table_again(self, view: View) -> None:
+        """The table message was deleted: the table goes on in a new one."""
+        self._tables.pop(view.game_id, None)
+        await self._post_table(view)
+
+    def _table_done(self, view: View) -> None:
+        game_id = view.game_id
+        self._table_shown[game_id] = max(self._table_shown.get(game_id, 0), view.version)
+        self._task(self._record_shown_version(game_id, view.version))
+        if view.actor is not None:
+            self._clock(view)
+        if view.game.phase is not Phase.ROUND_OVER:
+            result = self._results.pop(game_id, None)
+            if result is not None:
+                self._strip_later(game_id, view.stored.chat_id, result)
+
+    async def _record_shown_version(self, game_id: int, version: int) -> None:
+        async with self.storage.transaction() as tx:
+            await tx.set_messages(game_id, shown_version=version)
+
+    async def _mention(self, view: View, actor: int) -> None:
+        snap = self.snapshot(view)
+        name = snap.names.get(actor) or str(actor)
+        text = render.turn_mention(actor, name, view.chat.language)
+        table = self._tables.get(view.game_id)
+        await self._send(
+            view.stored.chat_id,
+            view.stored.thread_id,
+            render.Rendered(text, None),
+            reply_to=table[1] if table else None,
+        )
+        self._mentioned[view.game_id] = view.meta.actor_since
+        self._clock(view)
+
+    async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:
+        key = (view.game_id, player)
+        rendered = self._hand(view, player)
+        stamp_notice = view.meta.actor_since if notice else None
+        sent = await self._send(player, 0, rendered, quiet=not notice)
+        old = self._hands.get(key)
+        self._hands[key] = (stamp_notice, sent.message_id)
+        stamp = digest(rendered, stamp_notice)
+        self._remember(player, sent.message_id, stamp)
+        async with self.storage.transaction() as tx:
+            fresh = await tx.load_game(view.game_id)
+            if fresh is not None:
+                hands = dict(fresh.hand_messages) | {player: sent.message_id}
+                await tx.set_messages(view.game_id, hand_messages=hands)
+            await tx.record_shown(player, sent.message_id, stamp)
+        if old is not None and old[1] != sent.message_id:
+            self._strip_later(view.game_id, player, old[1])
+        self._hand_done(view, player)
+
+    async def _edit_hand(self, view: View, player: int) -> None:
+        key = (view.game_id, player)
+        current = self._hands[key]
+        rendered = self._hand(view, player)
+        if not await self._edit(player, current[1], rendered, current[0]):
+            self._hands.pop(key, None)
+            await self._post_hand(view, player)
+            return
+        self._hand_done(view, player)
+
+    def _hand_done(self, view: View, player: int) -> None:
+        key = (view.game_id, player)
+        self._hand_shown[key] = max(self._hand_shown.get(key, 0), view.version)
+        if view.actor == player:
+            self._clock(view)
+
+    def _strip_later(self, game_id: int, chat_id: int, message_id: int) -> None:
+        if not _has_buttons(self._shown.get((chat_id, message_id))):
+            return
+        self._strips.setdefault(game_id, []).append((chat_id, message_id))
+        self.lanes.want(chat_id, ("g" if chat_id < 0 else "h", game_id))
+
+    async def _strip(self, game_id: int, target: tuple[int, int]) -> None:
+        strips = self._strips.get(game_id, [])
+        chat_id, message_id = target
+        try:
+            await self.bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id, reply_markup=None, **self._send_args()
+            )
+        except TelegramError as error:
+            if classify(error).fate in (Fate.TRANSIENT, Fate.MIGRATED, Fate.CHAT_LOST):
+                raise
+            log.info("buttons not removed chat=%s message=%s: %s", chat_id, message_id, error)
+        shown = self._shown.get(target)
+        if shown is not None:
+            stripped = shown[:-1] + "-"
+            self._remember(chat_id, message_id, stripped)
+            async with self.storage.transaction() as tx:
+                await tx.record_shown(chat_id, message_id, stripped)
+        if target in strips:
+            strips.remove(target)
+        if not strips:
+            self._strips.pop(game_id, None)
+
+    # ---------------------------------------------------------------- the turn clock
+
+    def _clock(self, view: View) -> None:
+        if view.stored.deadline is not None or self._clocked.get(view.game_id) == view.version:
+            return
+        self._clocked[view.game_id] = view.version
+        self._task(self._start_clock(view))
+
+    async def _start_clock(self, view: View) -> None:
+        deadline = await self.service.start_clock(view.game_id, view.version, view.chat)
+        if deadline is None:
+            return
+        current = self._views.get(view.game_id)
+        if current is not None and current.version == view.version:
+            self._views[view.game_id] = replace(
+                current, stored=replace(current.stored, deadline=deadline)
+            )
+        self.on_clock(view.game_id, deadline)
+        timeout = view.chat.turn_timeout or self.service.turn_timeout
+        if self.warn_before and timeout >= 2 * self.warn_before:
+            self._warnings.arm(view.game_id, deadline - self.warn_before)
+
+    async def _warn(self, game_id: int) -> None:
+        """A short private reminder (a new message, so it notifies) before the turn times out."""
+        view = self._views.get(game_id)
+        if view is None or view.stored.deadline is None:
+            return
+        actor = view.actor
+        left = int(view.stored.deadline - time.time() + 0.5)
+        if actor is None or not self._private_ok(actor) or left <= 0:
+            return
+        lang = self.user_language(actor) or view.chat.language
+        text = render.text("turn.warning", lang, seconds=left)
+
+        async def send() -> object:
+            return await self.bot.send_message(actor, text, **self._send_args())
+
+        self.lanes.post(actor, send, "turn warning")
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def _task(self, coroutine: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await coroutine
+            except Exception:
+                log.exception("delivery bookkeeping failed")
+
+        task = asyncio.create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout: float = 10.0, *, replies: bool = False) -> bool:
+        """Show everything pending now, without the table's gap (shutdown, tests; ``replies``
+        sends the answers to commands too); True when nothing is left."""
+        deadline = time.monotonic() + timeout
+        done = await self.lanes.drain(timeout, replies=replies)
+        while self._tasks and time.monotonic() < deadline:
+            await asyncio.wait(list(self._tasks), timeout=deadline - time.monotonic())
+        self.lanes.flushing = self.lanes.flush_other = False
+        return done
+
+    async def settle(self, timeout: float = 10.0) -> None:
+        """Tests and benchmarks: everything a running bot shows a moment later, replies
+        included."""
+        await self.drain(timeout, replies=True)
+
+    async def stop(self) -> None:
+        """Stop sending; bookkeeping under way (a few small transactions) finishes first, so
+        the storage can close after it."""
+        await self._warnings.stop()
+        await self.lanes.stop()
+        tasks = list(self._tasks)
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=2.0)
+            for task in late:
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def end_note(snap: render.Snapshot, meta: Meta) -> str:
+    """Who closed the game, or that it expired, as a first line (empty when the rules ended it)."""
+    lobby = snap.game.round_no == 0
+    if meta.expired:
+        return render.text("lobby.expired" if lobby else "game.expired", snap.lang) + "\n"
+    if meta.ended_by is not None:
+        key = "game.cancelled_by" if lobby else "game.ended_by"
+        return render.text(key, snap.lang, name=snap.names.get(meta.ended_by, "?")) + "\n"
+    return ""

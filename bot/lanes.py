@@ -1,0 +1,402 @@
+"""One send lane per chat: the only way anything is posted or edited in a chat.
+
+Telegram gives a group about 20 sends+edits a minute. If replies to commands, table edits and
+results simply queued in arrival order, one member typing /help thirty times would push the
+table a minute back. A lane instead asks, every time the chat has a free slot, what is the most
+important thing to send *now*:
+
+1. ``GAME``: a round's result, a new round's table, a turn notice or mention;
+2. ``TABLE``: an edit of a live table, always of the newest state (so a slow chat gets fewer,
+   fresher edits) and, in a group, no more often than the minute's remaining budget allows,
+   keeping room for the next result and table;
+3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
+   dropped first.
+
+Game steps are not queued: a lane only knows *which games* want something shown, and asks the
+game's :class:`Provider` for its next step at send time, derived from the newest committed
+state. Handlers never wait for a lane; a lane's backlog never delays another chat.
+
+A failed request is classified (`bot.telegram_errors`): transient errors pause the lane with a
+capped exponential backoff; a lasting refusal (kicked, no rights, blocked) closes the lane and
+tells its owner (games there end cleanly) until a new update from that chat reopens it; a
+migrated group is handed to its owner, which moves the games to the supergroup's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Protocol
+
+from telegram.error import TelegramError
+
+from bot.telegram_errors import Fate, Verdict, classify
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[], Awaitable[object]]
+
+
+class Priority(IntEnum):
+    GAME = 0
+    TABLE = 1
+    OTHER = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    priority: Priority
+    run: Send
+    what: str  # for logs
+
+
+class Provider(Protocol):
+    """Whatever owns what a chat should show (the games' delivery)."""
+
+    def next_step(self, key: Hashable, chat_id: int) -> Step | None:
+        """The most important thing ``key`` (a game, or a game and a player) still has to show
+        in ``chat_id``, or None when the chat shows it all."""
+        ...
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None: ...
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None: ...
+
+
+class Limiter(Protocol):
+    async def wait_turn(self, chat_id: int | str) -> float: ...
+
+
+# Group pacing: Telegram's ~20 per rolling minute, less a margin; the table's edits leave
+# RESERVE of them for what must not wait (the result, the next table, a mention).
+GROUP_BUDGET = 18
+GROUP_WINDOW = 60.0
+RESERVE = 4
+# The shortest gap between two table edits in a group: brisk play (an action every couple of
+# seconds) becomes one edit per gap showing the newest state, not one edit per action.
+TABLE_GAP = 6.0
+OTHER_LIMIT = 6  # replies waiting in one chat; beyond that the oldest is dropped
+BACKOFF_FIRST = 1.0
+BACKOFF_CAP = 60.0
+OTHER_ATTEMPTS = 3
+
+
+@dataclass
+class _Lane:
+    chat_id: int
+    wanted: dict[Hashable, None] = field(default_factory=dict)  # ordered set of provider keys
+    other: deque[tuple[Step, int]] = field(default_factory=deque)  # (step, attempts)
+    sent: deque[float] = field(default_factory=deque)  # when each write went out (groups)
+    last_table: float = float("-inf")
+    paused_until: float = 0.0
+    backoff: float = 0.0
+    closed: str | None = None  # why the chat refuses us, while it does
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def is_group(self) -> bool:
+        return self.chat_id < 0
+
+    def idle(self) -> bool:
+        return not self.wanted and not self.other
+
+
+class Lanes:
+    def __init__(
+        self,
+        provider: Provider,
+        limiter: Limiter | None,
+        *,
+        table_gap: float = TABLE_GAP,
+        group_budget: int = GROUP_BUDGET,
+        group_window: float = GROUP_WINDOW,
+        reserve: int = RESERVE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.provider = provider
+        self.limiter = limiter
+        self.table_gap = table_gap
+        self.group_budget = group_budget
+        self.group_window = group_window
+        self.reserve = reserve
+        self.clock = clock
+        self.flushing = False  # shutting down: table edits no longer wait for their gap
+        self.flush_other = False  # …and replies are sent too (tests), not left behind
+        self._lanes: dict[int, _Lane] = {}
+        self._stopped = False
+
+    # ---------------------------------------------------------------- public
+
+    def want(self, chat_id: int, key: Hashable) -> None:
+        """``key`` has something new to show in the chat: ask it at the chat's next slot."""
+        lane = self._lane(chat_id)
+        if lane.closed is not None:
+            return
+        lane.wanted[key] = None
+        self._kick(lane)
+
+    def post(self, chat_id: int, send: Send, what: str) -> bool:
+        """Queue an OTHER request (a reply, a pointer, a stale button's removal); never waits.
+        False when the chat refuses the bot (nothing was queued)."""
+        lane = self._lane(chat_id)
+        if lane.closed is not None:
+            return False
+        if len(lane.other) >= OTHER_LIMIT:
+            dropped, _ = lane.other.popleft()
+            log.info("chat=%s: dropped a queued %s (too many waiting)", chat_id, dropped.what)
+        lane.other.append((Step(Priority.OTHER, send, what), 0))
+        self._kick(lane)
+        return True
+
+    def reopen(self, chat_id: int) -> None:
+        """A new update came from the chat: whatever refused us may be over."""
+        lane = self._lanes.get(chat_id)
+        if lane is not None and lane.closed is not None:
+            log.info("chat=%s: reopened (was: %s)", chat_id, lane.closed)
+            lane.closed = None
+
+    def send_args(self) -> dict[str, Any]:
+        """Keyword arguments for a request a lane step makes: the lane already reserved its
+        slot with the limiter (`PacedRateLimiter.wait_turn`), so the request must not wait for
+        another one."""
+        return {"rate_limit_args": {"reserved": True}} if self.limiter is not None else {}
+
+    def close(self, chat_id: int, why: str) -> None:
+        """Telegram told us (my_chat_member) the chat no longer hears us."""
+        lane = self._lane(chat_id)
+        lane.closed = why
+        lane.wanted.clear()
+        lane.other.clear()
+        lane.wake.set()
+
+    def is_closed(self, chat_id: int) -> bool:
+        lane = self._lanes.get(chat_id)
+        return lane is not None and lane.closed is not None
+
+    def move(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: what waited for the old id now goes to the new one."""
+        old = self._lanes.pop(old_chat_id, None)
+        if old is None:
+            return
+        if old.task is not None and old.task is not asyncio.current_task():
+            old.task.cancel()
+        new = self._lane(new_chat_id)
+        new.wanted.update(old.wanted)
+        new.other.extend(old.other)
+        new.sent.extend(old.sent)
+        new.last_table = max(new.last_table, old.last_table)
+        self._kick(new)
+
+    def pending(self) -> int:
+        """Chats with something still to send."""
+        return len(self.waiting())
+
+    def waiting(self) -> dict[int, str]:
+        """What each chat still waits to send (logs and tests)."""
+        found = {}
+        for chat_id, lane in self._lanes.items():
+            if lane.idle() or lane.closed is not None:
+                continue
+            steps = [self.provider.next_step(key, chat_id) for key in lane.wanted]
+            steps += [step for step, _ in lane.other]
+            what = [
+                step.what
+                for step in steps
+                if step is not None and not (self._skip_other() and step.priority is Priority.OTHER)
+            ]
+            if what:
+                found[chat_id] = ", ".join(what)
+        return found
+
+    def _skip_other(self) -> bool:
+        return self.flushing and not self.flush_other
+
+    async def drain(self, timeout: float, *, replies: bool = False) -> bool:
+        """Send what is pending (table edits without their gap or budget; with ``replies``
+        the replies too), for up to ``timeout`` seconds; True when everything went out."""
+        self.flushing = True
+        self.flush_other = replies
+        for lane in self._lanes.values():
+            lane.wake.set()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            busy = [
+                lane.task
+                for lane in self._lanes.values()
+                if lane.task is not None and not lane.task.done()
+            ]
+            if not busy or not self.waiting():
+                return True
+            await asyncio.wait(busy, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+        return self.pending() == 0
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """No new sends; a send under way finishes (with its bookkeeping) for up to ``grace``
+        seconds, then whatever still waits is cancelled."""
+        self._stopped = True
+        tasks = [lane.task for lane in self._lanes.values() if lane.task is not None]
+        for lane in self._lanes.values():
+            lane.wake.set()
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=grace)
+            for task in late:
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ---------------------------------------------------------------- the lane's loop
+
+    def _lane(self, chat_id: int) -> _Lane:
+        lane = self._lanes.get(chat_id)
+        if lane is None:
+            lane = self._lanes[chat_id] = _Lane(chat_id)
+        return lane
+
+    def _kick(self, lane: _Lane) -> None:
+        if self._stopped:
+            return
+        lane.wake.set()
+        if lane.task is None or lane.task.done():
+            lane.task = asyncio.create_task(self._run(lane), name=f"lane-{lane.chat_id}")
+
+    def _table_ready_at(self, lane: _Lane, now: float) -> float:
+        """When a table edit may go out in this chat."""
+        if not lane.is_group or self.flushing:
+            return now
+        ready = lane.last_table + self.table_gap
+        window = self.group_window
+        while lane.sent and lane.sent[0] <= now - window:
+            lane.sent.popleft()
+        spare = self.group_budget - self.reserve
+        if len(lane.sent) >= spare:
+            # The minute is spent but for the reserve: wait until enough of it has passed.
+            ready = max(ready, lane.sent[len(lane.sent) - spare] + window)
+        return ready
+
+    def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
+        """The step to send now, else when to look again (None: nothing left at all)."""
+        best: Step | None = None
+        table_later = False
+        for key in list(lane.wanted):
+            step = self.provider.next_step(key, lane.chat_id)
+            if step is None:
+                lane.wanted.pop(key, None)
+                continue
+            if step.priority is Priority.TABLE and self._table_ready_at(lane, now) > now:
+                table_later = True
+                continue
+            if step.priority is Priority.OTHER and self._skip_other():
+                continue  # shutting down: only the game's own messages are worth the wait
+            if best is None or step.priority < best.priority:
+                best = step
+                if best.priority is Priority.GAME:
+                    break
+        if best is None and lane.other and not self._skip_other():
+            best = lane.other[0][0]
+        if best is not None:
+            return best, None
+        if table_later:
+            return None, self._table_ready_at(lane, now)
+        return None, None
+
+    async def _run(self, lane: _Lane) -> None:
+        try:
+            while lane.closed is None and not self._stopped:
+                lane.wake.clear()
+                now = self.clock()
+                if lane.paused_until > now:
+                    await self._sleep(lane, lane.paused_until - now)
+                    continue
+                step, later = self._pick(lane, now)
+                if step is None:
+                    if later is None:
+                        return
+                    await self._sleep(lane, later - now)
+                    continue
+                if self.limiter is not None:
+                    await self.limiter.wait_turn(lane.chat_id)
+                    if lane.closed is not None or self._stopped:
+                        return
+                    # Something more important may have arrived while we waited for the slot.
+                    now = self.clock()
+                    step, _ = self._pick(lane, now)
+                    if step is None:
+                        continue
+                log.debug("chat=%s: %s", lane.chat_id, step.what)
+                await self._send(lane, step)
+                await asyncio.sleep(0)  # a send answered at once must not starve the loop
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lane of chat %s failed", lane.chat_id)
+        finally:
+            if lane.task is asyncio.current_task():
+                lane.task = None
+            if not self._stopped and lane.closed is None and lane.wake.is_set():
+                # Woken while finishing: go on in a fresh task.
+                self._kick(lane)
+
+    async def _sleep(self, lane: _Lane, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)  # wait_for(…, 0) would not yield to the loop
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(lane.wake.wait(), timeout=seconds)
+
+    async def _send(self, lane: _Lane, step: Step) -> None:
+        is_other = bool(lane.other) and lane.other[0][0] is step
+        try:
+            await step.run()
+        except TelegramError as error:
+            await self._failed(lane, step, is_other, classify(error))
+            return
+        now = self.clock()
+        if is_other:
+            lane.other.popleft()
+        if lane.is_group:
+            lane.sent.append(now)
+            if step.priority is Priority.TABLE:
+                lane.last_table = now
+        lane.backoff = 0.0
+
+    async def _failed(self, lane: _Lane, step: Step, is_other: bool, verdict: Verdict) -> None:
+        chat_id = lane.chat_id
+        if lane.is_group:
+            lane.sent.append(self.clock())  # Telegram counted it all the same
+        if verdict.fate is Fate.MIGRATED and verdict.new_chat_id is not None:
+            log.info("chat=%s became supergroup %s", chat_id, verdict.new_chat_id)
+            await self.provider.chat_migrated(chat_id, verdict.new_chat_id)
+            self.move(chat_id, verdict.new_chat_id)
+            return
+        if verdict.fate is Fate.CHAT_LOST:
+            log.warning("chat=%s refuses the bot (%s): stopped sending there", chat_id, verdict)
+            lane.closed = verdict.reason
+            lane.wanted.clear()
+            lane.other.clear()
+            await self.provider.chat_lost(chat_id, verdict)
+            return
+        if verdict.fate is Fate.TRANSIENT:
+            lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
+            lane.paused_until = self.clock() + lane.backoff
+            log.warning(
+                "chat=%s: %s failed (%s); retrying in %.0f s",
+                chat_id,
+                step.what,
+                verdict.reason,
+                lane.backoff,
+            )
+            if is_other:
+                other, attempts = lane.other.popleft()
+                if attempts + 1 < OTHER_ATTEMPTS:
+                    lane.other.appendleft((other, attempts + 1))
+            return
+        # REJECTED (or a stray not-modified/gone the step did not handle): never retried.
+        log.error("chat=%s: %s refused: %s", chat_id, step.what, verdict.reason)
+        if is_other:
+            lane.other.popleft()
