@@ -713,7 +713,7 @@ class Delivery:
         done = await self.lanes.drain(timeout, replies=replies)
         while self._tasks and time.monotonic() < deadline:
             await asyncio.wait(list(self._tasks), timeout=deadline - time.monotonic())
-        self.lanes.flushing = self.lanes.flush_other = False
+        self.lanes.resume()
         return done
 
     async def settle(self, timeout: float = 10.0) -> None:

@@ -162,34 +162,37 @@ async def say(
     bot is open (``in_group`` keeps it in the group), else in the group at most once a minute
     per person and per command (`bot.replies`)."""
     rt = runtime(context)
-    message = update.effective_message
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None:
+    if update.effective_chat is None:
         return
-    body = text[:4096]
-    del message, user
-
-    def make_text(content: str, buttons: InlineKeyboardMarkup | None) -> Any:
-        async def send(target: int, thread: int | None) -> object:
-            return await context.bot.send_message(
-                target,
-                content,
-                parse_mode=ParseMode.HTML,
-                reply_markup=buttons,
-                message_thread_id=thread,
-                link_preview_options=NO_PREVIEW,
-                **rt.delivery.lanes.send_args(),
-            )
-
-        return send
-
     await _answer_command(
         rt,
         update,
-        make_text(body, markup),
+        _text_sender(rt, context, text[:4096], markup),
         in_group=in_group,
-        pointer_make=lambda line: make_text(line, None),
+        pointer_make=lambda line: _text_sender(rt, context, line, None),
     )
+
+
+def _text_sender(
+    rt: Runtime,
+    context: ContextTypes.DEFAULT_TYPE,
+    content: str,
+    buttons: InlineKeyboardMarkup | None,
+) -> Callable[[int, int | None], Coroutine[Any, Any, object]]:
+    """The send of a text answer, made when the chat's lane gets to it (`bot.replies.Make`)."""
+
+    async def send(target: int, thread: int | None) -> object:
+        return await context.bot.send_message(
+            target,
+            content,
+            parse_mode=ParseMode.HTML,
+            reply_markup=buttons,
+            message_thread_id=thread,
+            link_preview_options=NO_PREVIEW,
+            **rt.delivery.lanes.send_args(),
+        )
+
+    return send
 
 
 async def _answer_command(
@@ -682,7 +685,9 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             **rt.delivery.lanes.send_args(),
         )
 
-    await _answer_command(rt, update, send_chart)
+    await _answer_command(
+        rt, update, send_chart, pointer_make=lambda line: _text_sender(rt, context, line, None)
+    )
 
 
 async def _cooling(

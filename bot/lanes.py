@@ -237,6 +237,14 @@ class Lanes:
             await asyncio.wait(busy, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
         return self.pending() == 0
 
+    def resume(self) -> None:
+        """After a drain: back to the normal pace; lanes that stopped while replies were held
+        back go on with them."""
+        self.flushing = self.flush_other = False
+        for lane in self._lanes.values():
+            if not lane.idle() and lane.closed is None:
+                self._kick(lane)
+
     async def stop(self, grace: float = 2.0) -> None:
         """No new sends; a send under way finishes (with its bookkeeping) for up to ``grace``
         seconds, then whatever still waits is cancelled."""
