@@ -487,6 +487,7 @@ class Table:
     rounds: list[RoundLog] = field(default_factory=list)
     versions: list[int] = field(default_factory=list)
     dark_used: bool = False
+    pace: float = 0.0  # seconds a player thinks before each action (0: as fast as possible)
 
     def __post_init__(self) -> None:
         if not self.by_buttons:
@@ -598,6 +599,8 @@ class Table:
 
     async def act(self, user: FakeUser, act: Act, amount: int | None = None) -> GameRow:
         """Do `act` as `user`, by button or by command depending on the player."""
+        if self.pace:
+            await asyncio.sleep(self.pace)
         if user.id in self.by_buttons:
             choose = None
             if amount is not None and act in (Act.BANK, Act.BET):
