@@ -137,12 +137,21 @@ class Meta:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Meta:
+        # Results stored before outbox items were numbered get numbers now (delivery has
+        # posted none of them: it recorded nothing for them), so none is lost in an upgrade.
+        seq = data.get("outbox_seq", 0)
+        outbox = []
+        for item in data["outbox"]:
+            if "seq" not in item:
+                seq += 1
+                item = {**item, "seq": seq}
+            outbox.append(item)
         return cls(
             creator_id=data["creator_id"],
             names={int(k): v for k, v in data["names"].items()},
             turn_since=data["turn_since"],
             decision=list(data["decision"]),
-            outbox=list(data["outbox"]),
+            outbox=outbox,
             news=list(data["news"]),
             idle_round=data.get("idle_round", True),
             ended_by=data.get("ended_by"),
@@ -150,7 +159,7 @@ class Meta:
             table_since=data.get("table_since", 1),
             actor_since=data.get("actor_since", 0),
             acted={int(k): list(v) for k, v in data.get("acted", {}).items()},
-            outbox_seq=data.get("outbox_seq", 0),
+            outbox_seq=seq,
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.service import Actor, Command, Refused, game_of
+from bot.service import Actor, Command, Meta, Refused, game_of
 from tests.bot.conftest import Harness
 from tests.bot.test_refusals import classic_at_stake
 
@@ -38,3 +38,20 @@ async def test_committed_games_are_shared_by_version_and_acted_on_as_copies(
     old = service.game(before)
     assert old.to_dict() == state
     assert service.committed(before.game_id) == after
+
+
+def test_results_stored_before_they_were_numbered_are_still_posted() -> None:
+    """An outbox written by an older version has no numbers: each gets one, after the stored
+    counter, so delivery (which recorded nothing for them) posts them all."""
+    old = {
+        "creator_id": 1,
+        "names": {},
+        "turn_since": 3,
+        "decision": [1, "round_over", None],
+        "outbox": [{"kind": "result", "event": {}}, {"kind": "ended", "event": {}}],
+        "news": [],
+    }
+    meta = Meta.from_dict(old)
+    assert [item["seq"] for item in meta.outbox] == [1, 2]
+    assert meta.outbox_seq == 2
+    assert Meta.from_dict(meta.to_dict()).outbox == meta.outbox
