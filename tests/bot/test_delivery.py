@@ -252,3 +252,18 @@ async def test_after_a_crash_no_edit_is_answered_not_modified(harness: Harness) 
         assert not_modified == []
     finally:
         await stop_harness(again)
+
+
+async def test_a_transient_failure_is_retried_with_backoff(harness: Harness) -> None:
+    h = harness
+    b = h.users[1]
+    await classic_at_stake(h)
+    edits_before = len(h.calls("editMessageText", h.group.id))
+    h.server.fail_next("editMessageText", status=502, count=2, chat_id=h.group.id)
+    await h.press_act(b, turn_message(h, 1), Act.BET, 10)
+    edits = h.calls("editMessageText", h.group.id)[edits_before:]
+    # Two failures, then the table shows the stake; the waits between were 1 s, then 2 s.
+    assert [r.status for r in edits] == [502, 502, 200], [r.status for r in edits]
+    assert edits[1].time - edits[0].time >= 0.9
+    assert edits[2].time - edits[1].time >= 1.9
+    assert "ставка 10" in h.group.message((await h.stored()).table_message_id or 0).content  # type: ignore[union-attr]
