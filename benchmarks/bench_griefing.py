@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 import time
@@ -42,7 +43,12 @@ from rules.table import Phase
 from tests.botapi import BotApiServer
 
 SPAM = ("/help", "/rules", "/balance", "/top", "/stats")
-GAME_PREFIXES = ("🃏", "🏁", "👉")
+
+
+def is_game_message(record: Any) -> bool:
+    """A message the game posts (a table with its buttons, a result, a turn mention)."""
+    markup = json.dumps(record.params.get("reply_markup") or "")
+    return '"g:' in markup or str(record.result.get("text", "")).startswith(("🏁", "👉"))
 
 
 async def play(
@@ -141,7 +147,7 @@ async def run(args: argparse.Namespace) -> str:
                 if r.ok
                 and r.method == "sendMessage"
                 and r.chat_id == world.groups[0].id
-                and not str(r.result.get("text", "")).startswith(GAME_PREFIXES)
+                and not is_game_message(r)
             ]
             too_many = server.flood.too_many_requests
         finally:

@@ -10,7 +10,7 @@ important thing to send *now*:
    fresher edits) and, in a group, no more often than the minute's remaining budget allows,
    keeping room for the next result and table;
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
-   dropped first.
+   dropped first (in a private chat a reply goes before the quiet edits of a hand).
 
 Game steps are not queued: a lane only knows *which games* want something shown, and asks the
 game's :class:`Provider` for its next step at send time, derived from the newest committed
@@ -305,8 +305,12 @@ class Lanes:
                 best = step
                 if best.priority is Priority.GAME:
                     break
-        if best is None and lane.other and not self._skip_other():
-            best = lane.other[0][0]
+        if lane.other and not self._skip_other():
+            # A reply waits for the game's own messages; in a private chat it goes before
+            # quiet edits of the hand, which would otherwise keep it waiting turn after turn.
+            queued = lane.other[0][0]
+            if best is None or (not lane.is_group and best.priority is Priority.TABLE):
+                best = queued
         if best is not None:
             return best, None
         if table_later:
