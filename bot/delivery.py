@@ -157,6 +157,10 @@ class Delivery:
         self._results: dict[int, int] = {}  # game -> result message with live buttons
         self._strips: dict[int, list[tuple[int, int]]] = {}  # game -> messages to strip
         self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
+        # (game, player or None for the table, language) -> (version, what it renders to)
+        self._rendered: OrderedDict[tuple[int, int | None, str], tuple[int, render.Rendered]] = (
+            OrderedDict()
+        )
         self._users: dict[int, tuple[User | None, float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.warn_before = warn_before
@@ -279,6 +283,7 @@ class Delivery:
     def forget_user(self, user_id: int) -> None:
         """The user's record changed (/start, /lang, a refused send): read it again."""
         self._users.pop(user_id, None)
+        self._rendered.clear()  # a private chat opened shows in the lobby ("✉")
         self.lanes.reopen(user_id)
 
     def _user(self, player: int) -> User | None:
@@ -359,8 +364,7 @@ class Delivery:
         ):
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
-            snap = self.snapshot(view)
-            rendered = self._table(view, snap)
+            rendered = self._table_of(view)
             if _same(self._shown.get((chat_id, table[1])), digest(rendered)):
                 self._table_done(view)
             else:
@@ -382,7 +386,7 @@ class Delivery:
                 return None  # the hand comes with the first deal
             return Step(Priority.TABLE, lambda: self._post_hand(view, player), "hand")
         if self._hand_shown.get(key, 0) < view.version:
-            rendered = self._hand(view, player)
+            rendered = self._hand_of(view, player)
             if _same(self._shown.get((player, current[1])), digest(rendered)):
                 self._hand_done(view, player)
             else:
@@ -397,9 +401,35 @@ class Delivery:
                 return Step(Priority.OTHER, partial(self._strip, game_id, target), "strip")
         return None
 
-    def _hand(self, view: View, player: int) -> render.Rendered:
+    def _table_of(self, view: View) -> render.Rendered:
+        """The table of this version, rendered once: a lane asks for it at every free slot
+        (to see whether the table is behind), and then sends it."""
+        key = (view.game_id, None, view.chat.language)
+        cached = self._rendered.get(key)
+        if cached is not None and cached[0] == view.version:
+            return cached[1]
+        rendered = self._table(view, self.snapshot(view))
+        self._keep_rendered(key, view.version, rendered)
+        return rendered
+
+    def _hand_of(self, view: View, player: int) -> render.Rendered:
+        """The player's hand of this version, rendered once (see :meth:`_table_of`)."""
         lang = self.user_language(player) or view.chat.language
-        return render.hand(self.snapshot(view), player, lang)
+        key = (view.game_id, player, lang)
+        cached = self._rendered.get(key)
+        if cached is not None and cached[0] == view.version:
+            return cached[1]
+        rendered = render.hand(self.snapshot(view), player, lang)
+        self._keep_rendered(key, view.version, rendered)
+        return rendered
+
+    def _keep_rendered(
+        self, key: tuple[int, int | None, str], version: int, rendered: render.Rendered
+    ) -> None:
+        self._rendered[key] = (version, rendered)
+        self._rendered.move_to_end(key)
+        while len(self._rendered) > SHOWN_LIMIT:
+            self._rendered.popitem(last=False)
 
     # ---------------------------------------------------------------- lasting failures
 
@@ -414,6 +444,7 @@ class Delivery:
             async with self.storage.transaction() as tx:
                 await tx.upsert_user(chat_id, name, private_opened=False)
             self._users.pop(chat_id, None)
+            self._rendered.clear()
             await self._users_of([chat_id])
             for view in list(self._views.values()):
                 if chat_id in view.game.players:
@@ -531,7 +562,7 @@ class Delivery:
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
         chat_id = view.stored.chat_id
-        rendered = self._table(view, self.snapshot(view))
+        rendered = self._table_of(view)
         sent = await self._send(chat_id, view.stored.thread_id, rendered)
         previous = self._tables.get(game_id)
         since = view.meta.table_since
@@ -551,7 +582,7 @@ class Delivery:
         self._table_done(view)
 
     async def _edit_table(self, view: View, message_id: int) -> None:
-        rendered = self._table(view, self.snapshot(view))
+        rendered = self._table_of(view)
         if not await self._edit(view.stored.chat_id, message_id, rendered, None):
             await self._post_table_again(view)
             return
@@ -593,7 +624,7 @@ class Delivery:
 
     async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:
         key = (view.game_id, player)
-        rendered = self._hand(view, player)
+        rendered = self._hand_of(view, player)
         stamp_notice = view.meta.actor_since if notice else None
         sent = await self._send(player, 0, rendered, quiet=not notice)
         old = self._hands.get(key)
@@ -613,7 +644,7 @@ class Delivery:
     async def _edit_hand(self, view: View, player: int) -> None:
         key = (view.game_id, player)
         current = self._hands[key]
-        rendered = self._hand(view, player)
+        rendered = self._hand_of(view, player)
         if not await self._edit(player, current[1], rendered, current[0]):
             self._hands.pop(key, None)
             await self._post_hand(view, player)
