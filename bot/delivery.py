@@ -25,8 +25,9 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
@@ -49,7 +50,7 @@ from bot.telegram_errors import Fate, Verdict, classify
 from bot.timers import TurnTimers
 from rules.game import Game
 from rules.table import Phase
-from storage import ChatSettings, Storage, StoredGame, User
+from storage import ChatSettings, GameNotFound, Storage, StoredGame, User
 
 log = logging.getLogger(__name__)
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -58,13 +59,14 @@ VIEW_LIMIT = 4_096  # games whose newest view is kept (finished ones leave first
 USER_CACHE_SECONDS = 60.0
 USER_CACHE_LIMIT = 50_000
 TIMED = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
+BOOK_SECONDS = 0.25  # how long clocks started and views shown wait to be written together
 WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminded privately
 
 GroupKey = tuple[str, int]  # ("g", game id): the game's group messages
 HandKey = tuple[str, int]  # ("h", game id): a player's hand (the lane is the player's chat)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class View:
     """One committed version of a game, decoded once."""
 
@@ -81,7 +83,7 @@ class View:
     def version(self) -> int:
         return self.stored.version
 
-    @property
+    @cached_property
     def actor(self) -> int | None:
         """The person (not the house) whose move the game waits for."""
         legal = self.game.legal_actions()
@@ -157,6 +159,7 @@ class Delivery:
         self._results: dict[int, int] = {}  # game -> result message with live buttons
         self._strips: dict[int, list[tuple[int, int]]] = {}  # game -> messages to strip
         self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
+        self._digests: dict[int, tuple[render.Rendered, str]] = {}  # id(rendered) -> digest
         # (game, player or None for the table, language) -> (version, what it renders to)
         self._rendered: OrderedDict[tuple[int, int | None, str], tuple[int, render.Rendered]] = (
             OrderedDict()
@@ -165,6 +168,9 @@ class Delivery:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.warn_before = warn_before
         self._warnings = TurnTimers(self._warn)
+        self._clocks: dict[int, tuple[int, float, int]] = {}  # game -> (version, deadline, s)
+        self._shown_versions: dict[int, int] = {}  # game -> version its table shows, unwritten
+        self._booker: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._warnings.start()
@@ -365,7 +371,7 @@ class Delivery:
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
             rendered = self._table_of(view)
-            if _same(self._shown.get((chat_id, table[1])), digest(rendered)):
+            if _same(self._shown.get((chat_id, table[1])), self._digest_of(rendered)):
                 self._table_done(view)
             else:
                 return Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
@@ -387,7 +393,7 @@ class Delivery:
             return Step(Priority.TABLE, lambda: self._post_hand(view, player), "hand")
         if self._hand_shown.get(key, 0) < view.version:
             rendered = self._hand_of(view, player)
-            if _same(self._shown.get((player, current[1])), digest(rendered)):
+            if _same(self._shown.get((player, current[1])), self._digest_of(rendered)):
                 self._hand_done(view, player)
             else:
                 return Step(Priority.TABLE, lambda: self._edit_hand(view, player), "hand edit")
@@ -422,6 +428,16 @@ class Delivery:
         rendered = render.hand(self.snapshot(view), player, lang)
         self._keep_rendered(key, view.version, rendered)
         return rendered
+
+    def _digest_of(self, rendered: render.Rendered) -> str:
+        """The digest of a rendered message, computed once per render (see `_table_of`)."""
+        found = self._digests.get(id(rendered))
+        if found is None or found[0] is not rendered:
+            found = (rendered, digest(rendered))
+            self._digests[id(rendered)] = found
+            while len(self._digests) > SHOWN_LIMIT:
+                self._digests.pop(next(iter(self._digests)))
+        return found[1]
 
     def _keep_rendered(
         self, key: tuple[int, int | None, str], version: int, rendered: render.Rendered
@@ -596,7 +612,8 @@ class Delivery:
     def _table_done(self, view: View) -> None:
         game_id = view.game_id
         self._table_shown[game_id] = max(self._table_shown.get(game_id, 0), view.version)
-        self._task(self._record_shown_version(game_id, view.version))
+        self._shown_versions[game_id] = view.version
+        self._book_soon()
         if view.actor is not None:
             self._clock(view)
         if view.game.phase is not Phase.ROUND_OVER:
@@ -604,9 +621,35 @@ class Delivery:
             if result is not None:
                 self._strip_later(game_id, view.stored.chat_id, result)
 
-    async def _record_shown_version(self, game_id: int, version: int) -> None:
-        async with self.storage.transaction() as tx:
-            await tx.set_messages(game_id, shown_version=version)
+    def _book_soon(self) -> None:
+        """Write the clocks started and the versions shown a moment from now, all in one
+        go: a transaction per action would cost more than the action. A crash in between
+        loses nothing: start-up shows such games again and their clocks start anew."""
+        if self._booker is None or self._booker.done():
+            self._booker = asyncio.create_task(self._book_later(), name="delivery-book")
+
+    async def _book_later(self) -> None:
+        await asyncio.sleep(BOOK_SECONDS)
+        await self._book()
+
+    async def _book(self) -> None:
+        while self._clocks or self._shown_versions:
+            clocks, self._clocks = self._clocks, {}
+            shown, self._shown_versions = self._shown_versions, {}
+            try:
+                if clocks:
+                    started = await self.service.start_clocks(
+                        [(g, version, deadline) for g, (version, deadline, _) in clocks.items()]
+                    )
+                    for game_id in started:
+                        self._clock_started(game_id, *clocks[game_id])
+                if shown:
+                    async with self.storage.transaction() as tx:
+                        for game_id, version in shown.items():
+                            with suppress(GameNotFound):  # pruned meanwhile
+                                await tx.set_messages(game_id, shown_version=version)
+            except Exception:
+                log.exception("could not record %d clocks and %d views", len(clocks), len(shown))
 
     async def _mention(self, view: View, actor: int) -> None:
         snap = self.snapshot(view)
@@ -631,10 +674,14 @@ class Delivery:
         self._hands[key] = (stamp_notice, sent.message_id)
         stamp = digest(rendered, stamp_notice)
         self._remember(player, sent.message_id, stamp)
+        # Delivery is the only writer of the hand messages: what it knows is what is stored.
+        hands = {
+            p: found[1]
+            for p in {*view.stored.hand_messages, *view.game.players}
+            if (found := self._hands.get((view.game_id, p))) is not None
+        }
         async with self.storage.transaction() as tx:
-            fresh = await tx.load_game(view.game_id)
-            if fresh is not None:
-                hands = dict(fresh.hand_messages) | {player: sent.message_id}
+            with suppress(GameNotFound):
                 await tx.set_messages(view.game_id, hand_messages=hands)
             await tx.record_shown(player, sent.message_id, stamp)
         if old is not None and old[1] != sent.message_id:
@@ -691,21 +738,20 @@ class Delivery:
         if view.stored.deadline is not None or self._clocked.get(view.game_id) == view.version:
             return
         self._clocked[view.game_id] = view.version
-        self._task(self._start_clock(view))
+        # The turn runs from now, when the prompt was delivered, however late it is written.
+        timeout = view.chat.turn_timeout or self.service.turn_timeout
+        self._clocks[view.game_id] = (view.version, self.service.clock() + timeout, timeout)
+        self._book_soon()
 
-    async def _start_clock(self, view: View) -> None:
-        deadline = await self.service.start_clock(view.game_id, view.version, view.chat)
-        if deadline is None:
-            return
-        current = self._views.get(view.game_id)
-        if current is not None and current.version == view.version:
-            self._views[view.game_id] = replace(
+    def _clock_started(self, game_id: int, version: int, deadline: float, timeout: int) -> None:
+        current = self._views.get(game_id)
+        if current is not None and current.version == version:
+            self._views[game_id] = replace(
                 current, stored=replace(current.stored, deadline=deadline)
             )
-        self.on_clock(view.game_id, deadline)
-        timeout = view.chat.turn_timeout or self.service.turn_timeout
+        self.on_clock(game_id, deadline)
         if self.warn_before and timeout >= 2 * self.warn_before:
-            self._warnings.arm(view.game_id, deadline - self.warn_before)
+            self._warnings.arm(game_id, deadline - self.warn_before)
 
     async def _warn(self, game_id: int) -> None:
         """A short private reminder (a new message, so it notifies) before the turn times out."""
@@ -744,6 +790,7 @@ class Delivery:
         done = await self.lanes.drain(timeout, replies=replies)
         while self._tasks and time.monotonic() < deadline:
             await asyncio.wait(list(self._tasks), timeout=deadline - time.monotonic())
+        await self._book()
         self.lanes.resume()
         return done
 
@@ -757,6 +804,10 @@ class Delivery:
         the storage can close after it."""
         await self._warnings.stop()
         await self.lanes.stop()
+        if self._booker is not None:
+            self._booker.cancel()
+            await asyncio.gather(self._booker, return_exceptions=True)
+        await self._book()
         tasks = list(self._tasks)
         if tasks:
             _, late = await asyncio.wait(tasks, timeout=2.0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -431,13 +431,12 @@ class GameService:
                 await tx.set_seats(game_id, game.players)
             return await self._commit(tx, stored, game, meta, events, chat, log_before)
 
-    async def start_clock(self, game_id: int, version: int, chat: ChatSettings) -> float | None:
-        """The prompt of this version was delivered: its turn clock starts now. Returns the
-        deadline, or None when the game has moved on (its newer prompt starts the clock)."""
-        deadline = self.clock() + (chat.turn_timeout or self.turn_timeout)
+    async def start_clocks(self, clocks: Sequence[tuple[int, int, float]]) -> list[int]:
+        """The prompts of these (game, version)s were delivered: their turn clocks run to these
+        deadlines. Returns the games whose clock started (not those that moved on meanwhile:
+        their newer prompt starts the clock)."""
         async with self.storage.transaction() as tx:
-            started = await tx.start_clock(game_id, version, deadline)
-        return deadline if started else None
+            return [g for g, v, deadline in clocks if await tx.start_clock(g, v, deadline)]
 
     async def repost_table(self, game_id: int) -> Outcome:
         """/table: the table goes on in a new message at the bottom of the chat."""
