@@ -14,7 +14,11 @@ works out what should be shown next (see :mod:`bot.lanes` for the order and the 
 What was shown is recorded — table and hand message ids, how many results were posted, the
 digest of what each message shows — so a retry or a restart never re-sends the same thing and
 never asks Telegram for an edit that changes nothing. A player's turn clock starts only when a
-message naming them as the one to act has been delivered (`GameService.start_clock`).
+message naming them as the one to act has been delivered (`GameService.start_clocks`).
+
+`Delivery` is one class of some 800 lines on purpose: what a chat shows next depends on all of
+its records at once (tables, hands, posted results, mentions, clocks, digests), and splitting
+them apart would spread one decision over several objects.
 """
 
 from __future__ import annotations

@@ -654,7 +654,7 @@ class GameService:
             meta.decision = decision
             meta.turn_since = new_version
         # A person's turn clock starts when the prompt naming them is delivered
-        # (start_clock); only the pause between rounds runs from the commit.
+        # (start_clocks); only the pause between rounds runs from the commit.
         timeout = chat.turn_timeout or self.turn_timeout
         between_rounds = game.phase is Phase.ROUND_OVER
         deadline = self.clock() + timeout if between_rounds else None
