@@ -56,6 +56,29 @@ async def test_sigterm_stops_cleanly_within_seconds(e2e: E2E) -> None:
     e2e.assert_within_limits()
 
 
+async def test_sigterm_shows_the_pending_table_before_exiting(e2e: E2E) -> None:
+    """A table edit waiting for its gap when SIGTERM comes is sent before the bot exits (its
+    HTTP client is still open in post_stop), and the exit is clean."""
+    group, users = e2e.group_with_players("SIGTERM table", 3)
+    process = await e2e.start_bot(TABLE_EDIT_GAP="60")
+    await e2e.open_private(users)
+    table = Table(e2e, group, users, preset="classic36")
+    row = await table.open_and_start()
+    while row.phase is not Phase.DRAW:  # a few table edits: the next one waits a minute
+        row = await table.act(*table.decide(row))
+    row = await table.act(*table.decide(row))
+    shown = group.message(row.table_message_id or 0)
+    assert shown is not None
+    before = shown.content
+    code, took = await process.terminate(timeout=8.0)
+    assert code == 0, process.log()[-2000:]
+    assert took < 8.0
+    after = group.message(row.table_message_id or 0)
+    assert after is not None and after.content != before, "the pending table edit was dropped"
+    assert "stopped cleanly" in process.log()
+    e2e.assert_within_limits()
+
+
 @pytest.mark.slow
 async def test_sigkill_mid_round_and_restart(e2e: E2E) -> None:
     group, users = e2e.group_with_players("SIGKILL", 3)
