@@ -5,6 +5,7 @@ edited commands and restarts — through the real Application and the local Bot 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -267,3 +268,22 @@ async def test_a_transient_failure_is_retried_with_backoff(harness: Harness) -> 
     assert edits[1].time - edits[0].time >= 0.9
     assert edits[2].time - edits[1].time >= 1.9
     assert "ставка 10" in h.group.message((await h.stored()).table_message_id or 0).content  # type: ignore[union-attr]
+
+
+async def test_update_ids_older_than_a_day_are_forgotten(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """processed_updates is pruned by age: a day later an id can be claimed again (Telegram
+    re-sends an update for at most a day; ids may restart only after a week of silence)."""
+    from bot import app as app_module
+
+    storage = harness.rt.storage
+    update_id = 987_654_321
+    async with storage.transaction() as tx:
+        assert await tx.claim_update(update_id)
+    await app_module.prune(storage)
+    assert await storage.is_processed(update_id)  # a fresh id stays
+    later = time.time() + app_module.PROCESSED_KEEP + 60
+    monkeypatch.setattr(app_module.time, "time", lambda: later)
+    await app_module.prune(storage)
+    assert not await storage.is_processed(update_id)
