@@ -8,7 +8,7 @@ import pytest
 
 from bot.callbacks import Act
 from rules.table import Phase
-from tests.e2e.conftest import E2E, IN_ROUND, TOKEN, BotProcess, Table
+from tests.e2e.conftest import E2E, IN_ROUND, TOKEN, BotProcess, Table, game_buttons
 
 
 async def _failed_start(e2e: E2E, name: str, **overrides: str | None) -> tuple[int, str]:
@@ -64,17 +64,24 @@ async def test_sigterm_shows_the_pending_table_before_exiting(e2e: E2E) -> None:
     await e2e.open_private(users)
     table = Table(e2e, group, users, preset="classic36")
     row = await table.open_and_start()
-    while row.phase is not Phase.DRAW:  # a few table edits: the next one waits a minute
+
+    def shown_version() -> int:
+        message = group.message(row.table_message_id or 0)
+        return max((b.version for b in game_buttons(message)), default=0) if message else 0
+
+    # Act until the table is behind the game: its next edit waits for the 60 s gap.
+    for _ in range(6):
         row = await table.act(*table.decide(row))
-    row = await table.act(*table.decide(row))
-    shown = group.message(row.table_message_id or 0)
-    assert shown is not None
-    before = shown.content
+        if row.phase in IN_ROUND and shown_version() < row.version:
+            break
+    assert row.phase in IN_ROUND and shown_version() < row.version, "no table edit was waiting"
+    before = group.message(row.table_message_id or 0).content  # type: ignore[union-attr]
     code, took = await process.terminate(timeout=8.0)
     assert code == 0, process.log()[-2000:]
     assert took < 8.0
     after = group.message(row.table_message_id or 0)
     assert after is not None and after.content != before, "the pending table edit was dropped"
+    assert shown_version() == row.version
     assert "stopped cleanly" in process.log()
     e2e.assert_within_limits()
 
