@@ -165,8 +165,8 @@ def render_balance_chart(
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         ax.set_title(clean_title(title), fontsize=14, loc="left", parse_math=False)
-        ax.set_ylabel(t("chart.axis_balance", lang), parse_math=False)
-        ax.set_xlabel(t("chart.axis_time", lang), parse_math=False)
+        ax.set_ylabel(t("chart-axis_balance", lang), parse_math=False)
+        ax.set_xlabel(t("chart-axis_time", lang), parse_math=False)
         figure.subplots_adjust(left=0.11, right=0.97, top=0.89, bottom=0.16)
         out = io.BytesIO()
         figure.savefig(out, format="png", dpi=DPI)

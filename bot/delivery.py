@@ -333,7 +333,7 @@ class Delivery:
     def _table(self, view: View, snap: render.Snapshot) -> render.Rendered:
         game = view.game
         if game.phase is Phase.ENDED and game.round_no == 0:
-            note = end_note(snap, view.meta) or render.text("game.cancelled", snap.lang)
+            note = end_note(snap, view.meta) or render.text("game-cancelled", snap.lang)
             return render.Rendered(note.strip(), None)
         if game.phase is Phase.LOBBY:
             rendered = render.lobby(snap)
@@ -767,7 +767,7 @@ class Delivery:
         if actor is None or not self._private_ok(actor) or left <= 0:
             return
         lang = self.user_language(actor) or view.chat.language
-        text = render.text("turn.warning", lang, seconds=left)
+        text = render.text("turn-warning", lang, seconds=left)
 
         async def send() -> object:
             return await self.bot.send_message(actor, text, **self._send_args())
@@ -824,8 +824,8 @@ def end_note(snap: render.Snapshot, meta: Meta) -> str:
     """Who closed the game, or that it expired, as a first line (empty when the rules ended it)."""
     lobby = snap.game.round_no == 0
     if meta.expired:
-        return render.text("lobby.expired" if lobby else "game.expired", snap.lang) + "\n"
+        return render.text("lobby-expired" if lobby else "game-expired", snap.lang) + "\n"
     if meta.ended_by is not None:
-        key = "game.cancelled_by" if lobby else "game.ended_by"
+        key = "game-cancelled_by" if lobby else "game-ended_by"
         return render.text(key, snap.lang, name=snap.names.get(meta.ended_by, "?")) + "\n"
     return ""

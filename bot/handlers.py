@@ -495,7 +495,7 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     known = await rt.storage.get_user(user.id)
     if known is None or not known.private_opened:
         button = InlineKeyboardButton(
-            render.text("open_private_button", lang), url=rt.deep_link(stored.game_id)
+            render.text("btn-open_private", lang), url=rt.deep_link(stored.game_id)
         )
         await say(
             update,
@@ -527,10 +527,10 @@ async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     found = odds_text(rt.service.game(stored), user.id, lang)
     if not is_group(chat):
-        await say(update, context, found or render.text("odds.not_drawing", lang))
+        await say(update, context, found or render.text("odds-not_drawing", lang))
         return
     if found is None:
-        await say(update, context, render.text("odds.not_drawing", lang))
+        await say(update, context, render.text("odds-not_drawing", lang))
         return
     # Never into the group: the odds tell what the hand holds.
     known = await rt.storage.get_user(user.id)
@@ -543,7 +543,7 @@ async def cmd_odds(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
         rt.delivery.lanes.post(user.id, send_odds, "odds")
         return
-    await say(update, context, render.text("odds.press_button", lang))
+    await say(update, context, render.text("odds-press_button", lang))
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -565,7 +565,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         game_id = int(match.group(1))
         stored = await rt.storage.load_game(game_id)
         if stored is not None and rt.service.game(stored).is_seated(user.id):
-            await say(update, context, render.text("private_opened", lang))
+            await say(update, context, render.text("private-opened", lang))
             await rt.delivery.load(game_id)
             return
     await say(update, context, render.help_text(lang, private=True))
@@ -662,7 +662,7 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     player = await rt.storage.get_player(chat.id, target.id)
     history = await rt.storage.balance_history(chat.id, target.id) if player else []
     if player is None or not history:
-        await say(update, context, render.text("chart.none", lang, name=name))
+        await say(update, context, render.text("chart-none", lang, name=name))
         return
     try:
         png = await chart.render_balance_chart_async(
@@ -670,7 +670,7 @@ async def cmd_chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         )
     except Exception:
         log.exception("chart failed chat=%s user=%s", chat.id, target.id)
-        await say(update, context, render.text("chart.failed", lang))
+        await say(update, context, render.text("chart-failed", lang))
         return
     caption = render.chart_caption(name, player.balance, history[0][1], lang)
 
@@ -725,17 +725,17 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
             if stored is not None:
                 break
     if stored is None:
-        await say(update, context, render.text("verify.no_game", lang))
+        await say(update, context, render.text("verify-no_game", lang))
         return
     game = rt.service.game(stored)
     last_settled = game.round_no - 1 if game.in_round else game.round_no
     raw = context.args[0] if context.args else None
     if raw is None and last_settled < 1:
-        await say(update, context, render.text("verify.none_yet", lang))
+        await say(update, context, render.text("verify-none_yet", lang))
         return
     round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
     if round_no == game.round_no and game.in_round:
-        await say(update, context, render.text("verify.not_revealed", lang, round=round_no))
+        await say(update, context, render.text("verify-not_revealed", lang, round=round_no))
         return
     shuffles = None
     if 1 <= round_no <= last_settled:
@@ -746,7 +746,7 @@ async def cmd_verify(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         await say(
             update,
             context,
-            render.text("verify.no_round", lang, round=round_no, played=max(last_settled, 0)),
+            render.text("verify-no_round", lang, round=round_no, played=max(last_settled, 0)),
         )
         return
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
@@ -761,7 +761,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = await language_for(rt, chat.id, user)
     choice = context.args[0].lower() if context.args else ""
     if choice not in ("ru", "en"):
-        await say(update, context, render.text("lang_usage", lang))
+        await say(update, context, render.text("lang-usage", lang))
         return
     if is_group(chat):
         if not await is_admin(rt, context, chat.id, user.id):
@@ -774,7 +774,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         async with rt.storage.transaction() as tx:
             await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
         rt.delivery.forget_user(user.id)
-    await say(update, context, render.text("lang_set", choice))
+    await say(update, context, render.text("lang-switched", choice))
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -863,7 +863,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     except AlreadyDone as done:
         # A double tap, or the press delivered twice: say so with the hand as it is now.
         view = await stored_view(rt, done.stored)
-        text_ = render.text("pressed.done", lang)
+        text_ = render.text("pressed-done", lang)
         if done.game.is_seated(user.id):
             text_ += " " + render.peek(rt.delivery.snapshot(view, lang), user.id, lang)
         await _answer(query, text_)
@@ -888,7 +888,7 @@ async def _show_own(
         await _alert(query, render.peek(snap, user.id, lang))
         return
     found = odds_text(rt.service.game(stored), user.id, lang)
-    await _alert(query, found or render.text("odds.not_drawing", lang))
+    await _alert(query, found or render.text("odds-not_drawing", lang))
 
 
 async def _acknowledge(
@@ -958,7 +958,7 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     settings = await rt.storage.get_chat(chat_id)
     if button.key == "close":
         await _answer(query)
-        _edit_later(rt, query, render.text("settings_saved", settings.language), None)
+        _edit_later(rt, query, render.text("settings-saved", settings.language), None)
         return
     try:
         updated = apply_setting(settings, button.key, button.value)
@@ -967,7 +967,7 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         return
     async with rt.storage.transaction() as tx:
         await tx.save_chat_settings(updated)
-    await _answer(query, render.text("settings_saved", updated.language))
+    await _answer(query, render.text("settings-saved", updated.language))
     menu = render.settings_menu(updated, updated.language)
     _edit_later(rt, query, menu.text, menu.markup)
 
@@ -1037,7 +1037,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
             lang = await language_for(rt, origin, query.from_user)
         except Exception:  # the error may be the storage itself: answer all the same
             log.debug("no language for the error alert", exc_info=True)
-        await _alert(query, render.text("error", lang))
+        await _alert(query, render.text("error-internal", lang))
 
 
 # -------------------------------------------------------------------- registration

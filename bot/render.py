@@ -9,7 +9,6 @@ no alert exceeds 200. Hidden cards never reach a group text: the table shows eac
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -17,7 +16,7 @@ from fractions import Fraction
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import Act, GameButton, SettingButton
-from bot.i18n import has, t, t_map
+from bot.i18n import has, number, t, t_map
 from bot.service import HOUSE_ID, HOUSE_NAMES
 from rules.cards import Card
 from rules.events import (
@@ -108,7 +107,7 @@ def escape_name(raw: str) -> str:
 
 def _raw_name(s: Snapshot, player: int, lang: str | None = None) -> str:
     name = s.names.get(player)
-    return name if name else t("player.unknown", lang or s.lang, id=player)
+    return name if name else t("player-unknown", lang or s.lang, id=str(player))
 
 
 def _name(s: Snapshot, player: int, lang: str | None = None) -> str:
@@ -122,11 +121,11 @@ def mention(user_id: int, raw_name: str) -> str:
 
 def turn_mention(user_id: int, raw_name: str, lang: str) -> str:
     """The group message that tells a player without a private chat it is their move."""
-    return t("turn.mention", lang, mention=mention(user_id, raw_name))
+    return t("turn-mention", lang, mention=mention(user_id, raw_name))
 
 
 def _preset_label(name: str, lang: str) -> str:
-    key = f"preset.{name}.name"
+    key = f"preset-{name}-name"
     label = t(key, lang)
     return html.escape(name) if label == key else label
 
@@ -213,7 +212,7 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
         amounts = bank_amounts(legal.maximum)
         buttons = [
             _button(
-                t("btn.bank_all" if a == legal.maximum else "btn.bank_amount", lang, amount=a),
+                t("btn-bank_all" if a == legal.maximum else "btn-bank_amount", lang, amount=a),
                 s,
                 Act.BANK,
                 a,
@@ -222,37 +221,37 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
         ]
         rows.extend(_chunks(buttons, 4))
         if "pass_bank" in legal.actions:
-            rows.append([_button(t("btn.decline_bank", lang), s, Act.PASS)])
+            rows.append([_button(t("btn-decline_bank", lang), s, Act.PASS)])
     elif legal.phase is Phase.STAKE and "stake" in legal.actions:
         amounts = stake_amounts(legal.minimum, legal.maximum)
         buttons = []
         for a in amounts:
             if a == legal.maximum and a > legal.minimum:
-                key = "btn.va_bank" if a == game.bank else "btn.stake_max"
+                key = "btn-va_bank" if a == game.bank else "btn-stake_max"
             elif a == legal.maximum and a == game.bank:
-                key = "btn.va_bank"
+                key = "btn-va_bank"
             else:
-                key = "btn.stake"
+                key = "btn-stake"
             buttons.append(_button(t(key, lang, amount=a), s, Act.BET, a))
         rows.extend(_chunks(buttons, 4))
     elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
         row = []
         if "hit" in legal.actions:
-            row.append(_button(t("btn.hit", lang), s, Act.HIT))
+            row.append(_button(t("btn-hit", lang), s, Act.HIT))
         if "stand" in legal.actions:
-            row.append(_button(t("btn.stand", lang), s, Act.STAND))
+            row.append(_button(t("btn-stand", lang), s, Act.STAND))
         if "hit" in legal.actions:
-            row.append(_button(t("btn.odds", lang), s, Act.ODDS))
+            row.append(_button(t("btn-odds", lang), s, Act.ODDS))
         rows.append(row)
         if "dark" in legal.actions:
-            rows.append([_button(t("btn.dark", lang), s, Act.DARK)])
+            rows.append([_button(t("btn-dark", lang), s, Act.DARK)])
     elif legal.phase is Phase.ROUND_OVER:
-        row = [_button(t("btn.next", lang), s, Act.NEXT)]
+        row = [_button(t("btn-next", lang), s, Act.NEXT)]
         if "pass_bank" in legal.actions:
-            row.append(_button(t("btn.pass_bank", lang), s, Act.PASS))
+            row.append(_button(t("btn-pass_bank", lang), s, Act.PASS))
         rows.append(row)
     if peek and legal.phase in ROUND_PHASES:
-        rows.append([_button(t("btn.peek", lang), s, Act.PEEK)])
+        rows.append([_button(t("btn-peek", lang), s, Act.PEEK)])
     return rows
 
 
@@ -263,11 +262,11 @@ def lobby(s: Snapshot) -> Rendered:
     game, lang = s.game, s.lang
     variant = game.variant
     head = [
-        t("lobby.header", lang),
-        t("lobby.preset", lang, preset=_preset_label(variant.name, lang)),
+        t("lobby-header", lang),
+        t("lobby-preset", lang, preset=_preset_label(variant.name, lang)),
         _summary(variant.name, lang),
         "",
-        t("lobby.players", lang, count=len(game.seats), maximum=variant.max_seats),
+        t("lobby-players", lang, count=len(game.seats), maximum=variant.max_seats),
     ]
     body = []
     for index, seat in enumerate(game.seats, 1):
@@ -279,32 +278,32 @@ def lobby(s: Snapshot) -> Rendered:
         suffix = (" " + " ".join(marks)) if marks else ""
         body.append(f"{index}. {_name(s, seat.player)}{suffix}")
     if not game.seats:
-        body.append(t("lobby.empty", lang))
+        body.append(t("lobby-empty", lang))
     tail = [""]
     if any(p not in s.private_ok for p in game.players):
-        tail.append(t("lobby.private_hint", lang))
+        tail.append(t("lobby-private_hint", lang))
     missing = variant.min_seats - len(game.seats)
     if missing > 0:
-        tail.append(t("lobby.need_more", lang, count=missing))
+        tail.append(t("lobby-need_more", lang, count=missing))
     elif len(game.seats) >= variant.max_seats:
-        tail.append(t("lobby.full", lang))
+        tail.append(t("lobby-full", lang))
     else:
-        tail.append(t("lobby.ready", lang))
+        tail.append(t("lobby-ready", lang))
     rows = [
-        [_button(t("btn.join", lang), s, Act.JOIN), _button(t("btn.leave", lang), s, Act.LEAVE)],
+        [_button(t("btn-join", lang), s, Act.JOIN), _button(t("btn-leave", lang), s, Act.LEAVE)],
         [
-            _button(t("btn.start", lang), s, Act.START),
-            _button(t("btn.cancel", lang), s, Act.CANCEL),
+            _button(t("btn-start", lang), s, Act.START),
+            _button(t("btn-cancel", lang), s, Act.CANCEL),
         ],
     ]
     link = deep_link(s)
     if link and any(p not in s.private_ok for p in game.players):
-        rows.append([InlineKeyboardButton(t("btn.open_private", lang), url=link)])
+        rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
     return Rendered(_fit(head, body, tail, lang), _markup(rows))
 
 
 def _summary(preset_name: str, lang: str) -> str:
-    key = f"preset.{preset_name}.summary"
+    key = f"preset-{preset_name}-summary"
     summary = t(key, lang)
     return "" if summary == key else summary
 
@@ -324,35 +323,35 @@ def _status(s: Snapshot, hand: Hand, lang: str) -> str:
     game = s.game
     status = hand.status
     if status is HandStatus.BUST and not hand.revealed:
-        return t("status.stood", lang)  # a banker's hidden bust (banker plays first)
+        return t("status-stood", lang)  # a banker's hidden bust (banker plays first)
     if status is HandStatus.WON:
         value = hand_value(hand.cards, game.variant)
         if value.golden:
-            return t("status.golden", lang)
+            return t("status-golden", lang)
         if game.variant.naturals and len(hand.cards) == 2 and value.total == 21:
-            return t("status.natural", lang)
-        return t("status.twenty_one", lang) if value.twenty_one else t("status.won", lang)
+            return t("status-natural", lang)
+        return t("status-twenty_one", lang) if value.twenty_one else t("status-won", lang)
     if game.turn == hand.player and game.phase in ROUND_PHASES:
-        return t("status.on_turn", lang)
+        return t("status-on_turn", lang)
     key = {
-        HandStatus.WAITING: "status.waiting",
-        HandStatus.STAKED: "status.staked",
-        HandStatus.DRAWING: "status.waiting",
-        HandStatus.STOOD: "status.stood",
-        HandStatus.BUST: "status.bust",
-        HandStatus.LOST: "status.lost",
-        HandStatus.OUT: "status.out",
+        HandStatus.WAITING: "status-waiting",
+        HandStatus.STAKED: "status-staked",
+        HandStatus.DRAWING: "status-waiting",
+        HandStatus.STOOD: "status-stood",
+        HandStatus.BUST: "status-bust",
+        HandStatus.LOST: "status-lost",
+        HandStatus.OUT: "status-out",
     }[status]
     return t(key, lang)
 
 
 def _public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
     if not hand.cards:
-        return t("table.no_cards", lang)
+        return t("table-no_cards", lang)
     shown = cards_text(hand.visible_to_others())
     if hand.revealed:
         total = hand_value(hand.cards, s.game.variant).total
-        shown += " " + t("table.total", lang, total=total)
+        shown += " " + t("table-total", lang, total=total)
     return shown
 
 
@@ -364,17 +363,17 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
     details: list[str] = []
     if hand is not None:
         if hand.stake:
-            details.append(t("table.stake", lang, amount=hand.stake))
+            details.append(t("table-stake", lang, amount=hand.stake))
         if hand.cards:
             details.append(_public_cards(s, hand, lang))
         details.append(_status(s, hand, lang))
     if game.is_seated(player):
         seat = game.seat(player)
-        details.append(t("table.balance", lang, amount=seat.balance))
+        details.append(t("table-balance", lang, amount=seat.balance))
         if seat.leaving:
-            details.append(t("status.leaving", lang))
+            details.append(t("status-leaving", lang))
     return t(
-        "table.player_row", lang, place=place, name=_name(s, player), details=" · ".join(details)
+        "table-player_row", lang, place=place, name=_name(s, player), details=" · ".join(details)
     )
 
 
@@ -382,23 +381,23 @@ def _prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     game = s.game
     actor = legal.actor
     if legal.phase is Phase.BANK and actor is not None:
-        return t("prompt.bank", lang, name=_name(s, actor), maximum=legal.maximum)
+        return t("prompt-bank", lang, name=_name(s, actor), maximum=legal.maximum)
     if legal.phase is Phase.STAKE and actor is not None:
         return t(
-            "prompt.stake",
+            "prompt-stake",
             lang,
             name=_name(s, actor),
             minimum=legal.minimum,
             maximum=legal.maximum,
         )
     if legal.phase is Phase.DRAW and actor is not None:
-        return t("prompt.draw", lang, name=_name(s, actor))
+        return t("prompt-draw", lang, name=_name(s, actor))
     if legal.phase is Phase.BANKER and actor is not None:
-        return t("prompt.banker", lang, name=_name(s, actor))
+        return t("prompt-banker", lang, name=_name(s, actor))
     if game.phase is Phase.ROUND_OVER:
-        return t("prompt.round_over", lang)
+        return t("prompt-round_over", lang)
     if game.phase is Phase.ENDED:
-        return t("prompt.ended", lang)
+        return t("prompt-ended", lang)
     return ""
 
 
@@ -406,7 +405,7 @@ def _time_left(s: Snapshot, lang: str) -> str:
     if s.deadline is None or s.game.phase not in TIMED_PHASES:
         return ""
     seconds = max(0, int(s.deadline - s.now + 0.999))
-    return t("table.time_left", lang, seconds=seconds)
+    return t("table-time_left", lang, seconds=seconds)
 
 
 def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
@@ -414,20 +413,20 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     game, lang = s.game, s.lang
     preset = _preset_label(game.variant.name, lang)
     if game.round_no:
-        header = t("table.header", lang, round=game.round_no, preset=preset)
+        header = t("table-header", lang, round=game.round_no, preset=preset)
     else:
-        header = t("table.header_first", lang, preset=preset)
+        header = t("table-header_first", lang, preset=preset)
     head = [header]
     if game.banker is not None:
-        head.append(t("table.banker", lang, name=_name(s, game.banker), bank=game.bank))
+        head.append(t("table-banker", lang, name=_name(s, game.banker), bank=game.bank))
     else:
-        head.append(t("table.no_banker", lang))
+        head.append(t("table-no_banker", lang))
     if game.bottom is not None and game.phase in ROUND_PHASES:
-        head.append(t("table.bottom", lang, card=card(game.bottom)))
+        head.append(t("table-bottom", lang, card=card(game.bottom)))
     if game.shuffles and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
         # Only the commitment: the salt and the order stay secret until the showdown.
         prefix = game.shuffles[-1]["commitment"][:16]
-        head.append(t("table.commitment", lang, prefix=prefix))
+        head.append(t("table-commitment", lang, prefix=prefix))
     body: list[str] = []
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
     listed: set[int] = set()
@@ -437,7 +436,7 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
         cards = _public_cards(s, banker_hand, lang)
         if game.phase is Phase.BANKER or banker_hand.revealed:
             cards += " · " + _status(s, banker_hand, lang)
-        body.append(t("table.banker_row", lang, name=_name(s, round_banker), cards=cards))
+        body.append(t("table-banker_row", lang, name=_name(s, round_banker), cards=cards))
         listed.add(round_banker)
     if in_round:
         for place, player in enumerate(game.order, 1):
@@ -447,7 +446,7 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     if others:
         if in_round:
             names = ", ".join(_name(s, p) for p in others)
-            body.append(t("table.waiting_next", lang, names=names))
+            body.append(t("table-waiting_next", lang, names=names))
         else:
             start = len(listed) + 1
             body.extend(_player_line(s, start + i, p, lang) for i, p in enumerate(others))
@@ -460,7 +459,7 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     elif prompt or timer:
         tail.append(prompt or timer)
     for line in news[-5:]:
-        tail.append(t("table.news", lang, text=line))
+        tail.append(t("table-news", lang, text=line))
     text_ = _fit(head, body, tail, lang)
     if game.phase is Phase.ENDED:
         return Rendered(text_, None)
@@ -472,66 +471,66 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
 
 def _payment(stake: int, net: int, outcome: str, fine_percent: int, lang: str) -> str:
     if outcome == "win" or net > 0:
-        return t("pay.win", lang, amount=net)
+        return t("pay-win", lang, amount=net)
     if outcome == "lose" or net < 0:
         lost = -net
         if lost > stake > 0:
-            return t("pay.lose_fine", lang, amount=lost, fine=lost - stake)
-        return t("pay.lose", lang, amount=lost)
-    return t("pay.push", lang)
+            return t("pay-lose_fine", lang, amount=lost, fine=lost - stake)
+        return t("pay-lose", lang, amount=lost)
+    return t("pay-push", lang)
 
 
 def result(s: Snapshot, settled: RoundSettled) -> Rendered:
     game, lang = s.game, s.lang
-    head = [t("result.header", lang, round=settled.round_no)]
-    banker_cards = _codes_text(settled.banker_cards) or t("table.no_cards", lang)
+    head = [t("result-header", lang, round=settled.round_no)]
+    banker_cards = _codes_text(settled.banker_cards) or t("table-no_cards", lang)
     banker_line = t(
-        "result.banker",
+        "result-banker",
         lang,
         name=_name(s, settled.banker),
         cards=banker_cards,
         total=settled.banker_total,
     )
     if settled.banker_bust:
-        banker_line += " · " + t("result.bust", lang)
+        banker_line += " · " + t("result-bust", lang)
     head.append(banker_line)
     body: list[str] = []
     banker_net = 0
     for r in settled.results:
         if r.outcome == "out":
-            body.append(t("result.out_row", lang, name=_name(s, r.player)))
+            body.append(t("result-out_row", lang, name=_name(s, r.player)))
             continue
         banker_net -= r.net
         marks = []
         if r.golden:
-            marks.append(t("result.golden", lang))
+            marks.append(t("result-golden", lang))
         elif r.twenty_one:
-            marks.append(t("result.twenty_one", lang))
+            marks.append(t("result-twenty_one", lang))
         if r.natural:
-            marks.append(t("result.natural", lang))
+            marks.append(t("result-natural", lang))
         if r.bust:
-            marks.append(t("result.bust", lang))
+            marks.append(t("result-bust", lang))
         if r.dark:
-            marks.append(t("result.dark", lang))
+            marks.append(t("result-dark", lang))
         total = f"<b>{r.total}</b>" + (" " + ", ".join(marks) if marks else "")
         body.append(
             t(
-                "result.row",
+                "result-row",
                 lang,
                 name=_name(s, r.player),
-                cards=_codes_text(r.cards) or t("table.no_cards", lang),
+                cards=_codes_text(r.cards) or t("table-no_cards", lang),
                 total=total,
                 payment=_payment(r.stake, r.net, r.outcome, game.variant.bust_fine_percent, lang),
             )
         )
     tail = [
         "",
-        t("result.banker_net", lang, amount=_signed(banker_net)),
-        t("result.bank", lang, bank=settled.bank),
-        t("result.balances", lang),
+        t("result-banker_net", lang, amount=_signed(banker_net)),
+        t("result-bank", lang, bank=settled.bank),
+        t("result-balances", lang),
     ]
     balances = [
-        t("result.balance_row", lang, name=_name(s, p), amount=amount)
+        t("result-balance_row", lang, name=_name(s, p), amount=amount)
         for p, amount in settled.balances
     ]
     deck = _deck_reveal(settled, lang)
@@ -556,9 +555,9 @@ def _deck_reveal(settled: RoundSettled, lang: str) -> list[str]:
     for n, shuffle in enumerate(settled.shuffles, 1):
         label = f" {n}" if many else ""
         lines.append(
-            t("result.deck", lang, n=label, commitment=shuffle.commitment, salt=shuffle.salt)
+            t("result-deck", lang, n=label, commitment=shuffle.commitment, salt=shuffle.salt)
         )
-    lines.append(t("result.verify_hint", lang, round=settled.round_no))
+    lines.append(t("result-verify_hint", lang, round=str(settled.round_no)))
     return lines
 
 
@@ -566,8 +565,8 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
     """The answer to /verify for a settled round: for each shuffle the commitment, the salt, the
     committed order and the cards dealt from it, checked with :mod:`rules.fairness`."""
     if not shuffles:
-        return t("verify.legacy", lang, round=round_no)
-    lines = [t("verify.header", lang, round=round_no)]
+        return t("verify-legacy", lang, round=round_no)
+    lines = [t("verify-header", lang, round=round_no)]
     all_ok = True
     for n, shuffle in enumerate(shuffles, 1):
         hash_ok = verify_commitment(shuffle.commitment, shuffle.order, shuffle.salt)
@@ -575,39 +574,39 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
         all_ok = all_ok and hash_ok and deal_ok
         lines += [
             "",
-            t("verify.recycled" if shuffle.recycled else "verify.shuffle", lang, n=n),
-            t("verify.commitment", lang, value=html.escape(shuffle.commitment)),
-            t("verify.salt", lang, value=html.escape(shuffle.salt)),
-            t("verify.order", lang, value=html.escape(" ".join(shuffle.order))),
+            t("verify-recycled" if shuffle.recycled else "verify-shuffle", lang, n=n),
+            t("verify-commitment", lang, value=html.escape(shuffle.commitment)),
+            t("verify-salt", lang, value=html.escape(shuffle.salt)),
+            t("verify-order", lang, value=html.escape(" ".join(shuffle.order))),
             t(
-                "verify.dealt",
+                "verify-dealt",
                 lang,
                 count=len(shuffle.dealt),
                 value=html.escape(" ".join(shuffle.dealt)) or "—",
             ),
-            t("verify.hash_ok" if hash_ok else "verify.hash_bad", lang)
+            t("verify-hash_ok" if hash_ok else "verify-hash_bad", lang)
             + " · "
-            + t("verify.deal_ok" if deal_ok else "verify.deal_bad", lang),
+            + t("verify-deal_ok" if deal_ok else "verify-deal_bad", lang),
         ]
-    lines += ["", t("verify.ok" if all_ok else "verify.bad", lang), t("verify.how", lang)]
+    lines += ["", t("verify-ok" if all_ok else "verify-bad", lang), t("verify-how", lang)]
     text_ = "\n".join(lines)
     return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
 
 
 def session_end(s: Snapshot, ended: SessionEnded) -> Rendered:
     lang = s.lang
-    reason_key = f"end.reason.{ended.reason}"
+    reason_key = f"end-reason-{ended.reason}"
     reason = t(reason_key, lang)
     if reason == reason_key:
-        reason = t("end.reason.other", lang)
-    head = [t("end.header", lang), reason, "", t("end.balances", lang)]
+        reason = t("end-reason-other", lang)
+    head = [t("end-header", lang), reason, "", t("end-balances", lang)]
     ranked = sorted(ended.balances, key=lambda pair: -pair[1])
     body = [
         f"{MEDALS[i] if i < len(MEDALS) else f'{i + 1}.'} "
-        + t("result.balance_row", lang, name=_name(s, p), amount=amount)
+        + t("result-balance_row", lang, name=_name(s, p), amount=amount)
         for i, (p, amount) in enumerate(ranked)
     ]
-    tail = ["", t("end.new_game", lang)]
+    tail = ["", t("end-new_game", lang)]
     return Rendered(_fit(head, body, tail, lang), None)
 
 
@@ -617,11 +616,11 @@ def session_end(s: Snapshot, ended: SessionEnded) -> Rendered:
 def _owner_view(s: Snapshot, hand: Hand, lang: str) -> tuple[str, str]:
     """The owner's cards (dark ones as 🂠 «втёмную») and the total of the cards he sees."""
     seen = hand.visible_to_owner()
-    parts = [t("hand.dark_card", lang) if c is None else card(c) for c in seen]
+    parts = [t("hand-dark_card", lang) if c is None else card(c) for c in seen]
     known = [c for c in seen if c is not None]
     total = hand_value(known, s.game.variant).total
     has_hidden = any(c is None for c in seen)
-    key = "hand.total_dark" if has_hidden else "hand.total"
+    key = "hand-total_dark" if has_hidden else "hand-total"
     return " ".join(parts), t(key, lang, total=total)
 
 
@@ -629,58 +628,58 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     """The player's private hand message."""
     game = s.game
     chat = html.escape(_short(s.chat_title, 48)) if s.chat_title.strip() else ""
-    chat = chat or t("hand.chat_fallback", lang, game=s.game_id)
+    chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
     if game.round_no:
-        lines = [t("hand.header", lang, chat=chat, round=game.round_no)]
+        lines = [t("hand-header", lang, chat=chat, round=game.round_no)]
     else:
-        lines = [t("hand.header_first", lang, chat=chat)]
+        lines = [t("hand-header_first", lang, chat=chat)]
     if not game.is_seated(player):
-        lines.append(t("hand.not_seated", lang))
+        lines.append(t("hand-not_seated", lang))
         return Rendered("\n".join(lines), None)
     seat = game.seat(player)
     own = game.hands.get(player) if game.phase is not Phase.LOBBY else None
     if own is not None and own.cards:
         shown, total = _owner_view(s, own, lang)
-        lines.append(t("hand.cards", lang, cards=shown))
+        lines.append(t("hand-cards", lang, cards=shown))
         lines.append(total)
     elif game.phase in ROUND_PHASES:
-        lines.append(t("hand.no_cards", lang))
+        lines.append(t("hand-no_cards", lang))
     if player == game.banker:
-        lines.append(t("hand.banker_self", lang, bank=game.bank, balance=seat.balance))
+        lines.append(t("hand-banker_self", lang, bank=game.bank, balance=seat.balance))
     elif own is not None and own.stake:
-        lines.append(t("hand.stake", lang, stake=own.stake, balance=seat.balance))
+        lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
     else:
-        lines.append(t("hand.balance", lang, balance=seat.balance))
+        lines.append(t("hand-balance", lang, balance=seat.balance))
     banker = _round_banker(game) if game.hands else None
     if banker is not None and banker != player and banker in game.hands:
         banker_hand = game.hands[banker]
         if banker_hand.cards and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
             lines.append(
                 t(
-                    "hand.banker_card",
+                    "hand-banker_card",
                     lang,
                     name=_name(s, banker, lang),
                     cards=_public_cards(s, banker_hand, lang),
                 )
             )
     if game.bottom is not None and game.phase in ROUND_PHASES:
-        lines.append(t("hand.bottom", lang, card=card(game.bottom)))
+        lines.append(t("hand-bottom", lang, card=card(game.bottom)))
     legal = game.legal_actions()
     mine = legal.actor == player and legal.phase in TIMED_PHASES
     if own is not None and game.phase is not Phase.LOBBY and not mine:
-        lines.append(t("hand.status", lang, status=_status(s, own, lang)))
+        lines.append(t("hand-status", lang, status=_status(s, own, lang)))
     if mine:
         if legal.phase is Phase.BANK:
-            lines.append(t("hand.turn_bank", lang, maximum=legal.maximum))
+            lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
         elif legal.phase is Phase.STAKE:
-            lines.append(t("hand.turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum))
+            lines.append(t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum))
         else:
-            lines.append(t("hand.turn_draw", lang))
+            lines.append(t("hand-turn_draw", lang))
         timer = _time_left(s, lang)
         if timer:
             lines.append(timer)
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
-        lines.append(t("hand.waiting_for", lang, name=_name(s, legal.actor, lang)))
+        lines.append(t("hand-waiting_for", lang, name=_name(s, legal.actor, lang)))
     text_ = "\n".join(lines)
     if not mine:
         return Rendered(text_, None)
@@ -693,36 +692,34 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     game = s.game
     own = game.hands.get(player)
     if own is None or not game.is_seated(player) or game.phase in (Phase.LOBBY, Phase.ENDED):
-        return t("peek.not_playing", lang)
+        return t("peek-not_playing", lang)
     if own.status is HandStatus.OUT and not own.cards:
-        return t("peek.not_playing", lang)
+        return t("peek-not_playing", lang)
     if not own.cards:
-        return _clip_alert(t("peek.no_cards", lang))
+        return _clip_alert(t("peek-no_cards", lang))
     seen = own.visible_to_owner()
     known = [c for c in seen if c is not None]
     total = hand_value(known, game.variant).total
     shown = " ".join(HIDDEN if c is None else card(c) for c in seen)
-    key = "peek.cards_dark" if len(known) < len(seen) else "peek.cards"
+    key = "peek-cards_dark" if len(known) < len(seen) else "peek-cards"
     return _clip_alert(t(key, lang, cards=shown, total=total))
 
 
 def _percent(share: Fraction, lang: str) -> str:
     """A share as a percentage with one decimal, rounded half up («38,7» in Russian)."""
-    tenths = math.floor(share * 1000 + Fraction(1, 2))
-    figure = f"{tenths // 10}.{tenths % 10}"
-    return figure.replace(".", ",") if lang == "ru" else figure
+    return number(share * 100, lang, decimals=1)
 
 
 def odds_alert(odds: Odds, lang: str) -> str:
     """The "💡" alert: «Перебор: 12 из 31 (38,7%) · Очко: 3 из 31 (9,7%)»."""
     if odds.candidates == 0:
-        return t("odds.no_cards", lang)
+        return t("odds-no_cards", lang)
 
     def part(share: Fraction, cards: Fraction) -> str:
         if cards.denominator != 1:  # own unknown cards: no whole count to show
-            return t("odds.part_percent", lang, percent=_percent(share, lang))
+            return t("odds-part_percent", lang, percent=_percent(share, lang))
         return t(
-            "odds.part",
+            "odds-part",
             lang,
             count=int(cards),
             total=odds.candidates,
@@ -731,7 +728,7 @@ def odds_alert(odds: Odds, lang: str) -> str:
 
     bust = part(odds.bust, odds.bust_cards)
     twenty_one = part(odds.twenty_one, odds.twenty_one_cards)
-    return _clip_alert(t("odds.alert", lang, bust=bust, twenty_one=twenty_one))
+    return _clip_alert(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))
 
 
 # ---------------------------------------------------------------------- news
@@ -747,61 +744,61 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
 
     for event in events:
         if isinstance(event, TwentyOne):
-            key = "news.golden" if event.golden else "news.twenty_one"
+            key = "news-golden" if event.golden else "news-twenty_one"
             notes.append(t(key, lang, name=name(event.player), paid=event.paid))
         elif isinstance(event, Busted):
-            notes.append(t("news.bust", lang, name=name(event.player), total=event.total))
+            notes.append(t("news-bust", lang, name=name(event.player), total=event.total))
         elif isinstance(event, BankBroken):
-            notes.append(t("news.bank_broken", lang, name=name(event.banker)))
+            notes.append(t("news-bank_broken", lang, name=name(event.banker)))
         elif isinstance(event, BankPassed):
             if event.new_banker is None:
-                notes.append(t("news.bank_nobody", lang))
+                notes.append(t("news-bank_nobody", lang))
             elif event.reason == "declined":
                 notes.append(
                     t(
-                        "news.bank_declined",
+                        "news-bank_declined",
                         lang,
                         old=name(event.old_banker),
                         name=name(event.new_banker),
                     )
                 )
             else:
-                notes.append(t("news.bank_passed", lang, name=name(event.new_banker)))
+                notes.append(t("news-bank_passed", lang, name=name(event.new_banker)))
         elif isinstance(event, BankerChosen):
             if event.by_lot:
-                notes.append(t("news.banker_lot", lang, name=name(event.player)))
+                notes.append(t("news-banker_lot", lang, name=name(event.player)))
         elif isinstance(event, BankSet):
-            notes.append(t("news.bank_set", lang, name=name(event.banker), amount=event.amount))
+            notes.append(t("news-bank_set", lang, name=name(event.banker), amount=event.amount))
         elif isinstance(event, PlayerSeated):
-            notes.append(t("news.joined", lang, name=name(event.player)))
+            notes.append(t("news-joined", lang, name=name(event.player)))
         elif isinstance(event, PlayerLeft):
-            notes.append(t("news.left", lang, name=name(event.player)))
+            notes.append(t("news-left", lang, name=name(event.player)))
         elif isinstance(event, LeaveScheduled):
-            notes.append(t("news.leave_scheduled", lang, name=name(event.player)))
+            notes.append(t("news-leave_scheduled", lang, name=name(event.player)))
         elif isinstance(event, Stood):
             if event.reason == "timeout":
-                notes.append(t("news.timeout_stand", lang, name=name(event.player)))
+                notes.append(t("news-timeout_stand", lang, name=name(event.player)))
             elif event.reason == "dark":
-                notes.append(t("news.dark", lang, name=name(event.player)))
+                notes.append(t("news-dark", lang, name=name(event.player)))
         elif isinstance(event, SatOut):
             if event.reason == "timeout":
-                notes.append(t("news.timeout_out", lang, name=name(event.player)))
+                notes.append(t("news-timeout_out", lang, name=name(event.player)))
             elif event.reason == "bank_empty":
-                notes.append(t("news.bank_empty", lang, name=name(event.player)))
+                notes.append(t("news-bank_empty", lang, name=name(event.player)))
             elif event.reason == "cannot_afford":
-                notes.append(t("news.sat_out", lang, name=name(event.player)))
+                notes.append(t("news-sat_out", lang, name=name(event.player)))
         elif isinstance(event, NaturalsSettled):
             if event.banker_natural and s.game.banker is not None:
-                notes.append(t("news.naturals_banker", lang, name=name(s.game.banker)))
+                notes.append(t("news-naturals_banker", lang, name=name(s.game.banker)))
             elif event.players:
                 names = ", ".join(name(p) for p in event.players)
-                notes.append(t("news.naturals_players", lang, names=names))
+                notes.append(t("news-naturals_players", lang, names=names))
         elif isinstance(event, DeckShuffled) and event.recycled:
-            notes.append(t("news.reshuffled", lang))
+            notes.append(t("news-reshuffled", lang))
         elif isinstance(event, BankerTurn):
-            notes.append(t("news.banker_turn", lang, name=name(event.banker)))
+            notes.append(t("news-banker_turn", lang, name=name(event.banker)))
         elif isinstance(event, SessionEnded):
-            notes.append(t("news.session_ended", lang))
+            notes.append(t("news-session_ended", lang))
     return notes
 
 
@@ -811,19 +808,19 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
 def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
     """A short alert (≤ 200 characters) for a refusal code of the engine or of the bot."""
     safe = {k: html.escape(v) if isinstance(v, str) else v for k, v in params.items()}
-    key = f"refusal.{code}"
+    key = f"refusal-{code}"
     if code in ("amount_out_of_range", "bad_amount"):
         low, high = params.get("minimum"), params.get("maximum")
         if isinstance(low, int) and isinstance(high, int) and high < low:
-            key = "refusal.amount_none"
+            key = "refusal-amount_none"
         elif code == "bad_amount" and not (isinstance(low, int) and isinstance(high, int)):
-            key = "refusal.bad_amount_plain"
+            key = "refusal-bad_amount_plain"
     elif code == "cannot_pass_bank" and "rounds" in params and "played" in params:
-        key = "refusal.cannot_pass_bank_rounds"
+        key = "refusal-cannot_pass_bank_rounds"
     elif code == "cannot_afford" and not isinstance(params.get("maximum"), int):
-        key = "refusal.generic"
+        key = "refusal-generic"
     if not has(key):
-        key = "refusal.generic"
+        key = "refusal-generic"
     return _clip_alert(t_map(key, lang, safe, missing="?"))
 
 
@@ -884,14 +881,14 @@ COMMANDS_PRIVATE = (
 def commands(lang: str, *, private: bool) -> list[tuple[str, str]]:
     """(command, one-line description) for the help and ``set_my_commands``."""
     names = COMMANDS_PRIVATE if private else COMMANDS_GROUP
-    return [(name, t(f"cmd.{name}", lang)) for name in names]
+    return [(name, t(f"cmd-{name}", lang)) for name in names]
 
 
 def help_text(lang: str, *, private: bool) -> str:
-    header = t("help.header_private" if private else "help.header_group", lang)
+    header = t("help-header_private" if private else "help-header_group", lang)
     lines = [header, ""]
     lines.extend(f"/{name} — {desc}" for name, desc in commands(lang, private=private))
-    lines.extend(["", t("help.footer", lang)])
+    lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
 
 
@@ -901,54 +898,54 @@ def rules_text(preset_name: str, lang: str, variant: Variant | None = None) -> s
     name = preset_name.strip().lower()
     if variant is None:
         if name not in PRESETS:
-            return t("rules.unknown", lang, presets=", ".join(PRESET_ORDER))
+            return t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))
         variant = PRESETS[name]
     v = variant
     lines = [
-        t("rules.header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name)),
-        t("rules.seats", lang, minimum=v.min_seats, maximum=v.max_seats),
-        t(f"rules.deck.{v.deck.value}", lang),
-        t(f"rules.values.{v.values.value}", lang),
+        t("rules-header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name)),
+        t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats),
+        t(f"rules-deck-{v.deck.value}", lang),
+        t(f"rules-values-{v.values.value}", lang),
     ]
     if v.ace_low_on_bust and v.values.value == "russian":
-        lines.append(t("rules.ace_low", lang))
+        lines.append(t("rules-ace_low", lang))
     if v.jokers_wild:
-        lines.append(t("rules.jokers", lang))
-    lines.append(t(f"rules.bank.{v.bank_mode.value}", lang))
+        lines.append(t("rules-jokers", lang))
+    lines.append(t(f"rules-bank-{v.bank_mode.value}", lang))
     if v.bank_limit is not None:
-        lines.append(t("rules.bank_limit", lang, limit=v.bank_limit))
-    lines.append(t("rules.deal", lang, count=v.first_deal))
+        lines.append(t("rules-bank_limit", lang, limit=v.bank_limit))
+    lines.append(t("rules-deal", lang, count=v.first_deal))
     if v.banker_card_up:
-        lines.append(t("rules.banker_up", lang))
+        lines.append(t("rules-banker_up", lang))
     if v.show_bottom:
-        lines.append(t("rules.bottom", lang))
-    lines.append(t(f"rules.stakes.{v.stake_timing.value}", lang))
+        lines.append(t("rules-bottom", lang))
+    lines.append(t(f"rules-stakes-{v.stake_timing.value}", lang))
     lines.append(
-        t("rules.cap.shared" if v.stake_cap is StakeCap.SHARED else "rules.cap.bank", lang)
+        t("rules-cap-shared" if v.stake_cap is StakeCap.SHARED else "rules-cap-bank", lang)
     )
-    lines.append(t("rules.max_cards", lang, count=v.max_cards))
+    lines.append(t("rules-max_cards", lang, count=v.max_cards))
     if v.instant_21:
-        lines.append(t("rules.instant_21", lang))
+        lines.append(t("rules-instant_21", lang))
     if v.golden_point:
-        lines.append(t("rules.golden", lang))
+        lines.append(t("rules-golden", lang))
     if v.naturals:
-        lines.append(t("rules.naturals", lang))
+        lines.append(t("rules-naturals", lang))
     if v.bust_fine_percent:
-        lines.append(t("rules.fine", lang, percent=v.bust_fine_percent))
+        lines.append(t("rules-fine", lang, percent=v.bust_fine_percent))
     else:
-        lines.append(t("rules.no_fine", lang))
+        lines.append(t("rules-no_fine", lang))
     if v.both_bust_quits:
-        lines.append(t("rules.both_bust", lang))
-    lines.append(t("rules.dark" if v.dark_draw else "rules.no_dark", lang))
-    lines.append(t("rules.banker_first" if v.banker_first else "rules.banker_last", lang))
-    lines.append(t(f"rules.pass.{v.bank_passing.value}", lang))
+        lines.append(t("rules-both_bust", lang))
+    lines.append(t("rules-dark" if v.dark_draw else "rules-no_dark", lang))
+    lines.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
+    lines.append(t(f"rules-pass-{v.bank_passing.value}", lang))
     if v.voluntary_pass_after is not None:
-        lines.append(t("rules.pass.voluntary", lang, rounds=v.voluntary_pass_after))
+        lines.append(t("rules-pass-voluntary", lang, rounds=v.voluntary_pass_after))
     if v.end_when_all_dealt:
-        lines.append(t("rules.end_all_dealt", lang))
-    lines.append(t(f"rules.order.{v.turn_order.value}", lang))
+        lines.append(t("rules-end_all_dealt", lang))
+    lines.append(t(f"rules-order-{v.turn_order.value}", lang))
     others = [p for p in PRESET_ORDER if p != v.name]
-    lines.append(t("rules.others", lang, presets=", ".join(f"/rules {p}" for p in others)))
+    lines.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
     return "\n".join(lines[:25])
 
 
@@ -959,19 +956,19 @@ def _top_name(row: LeaderboardRow, lang: str) -> str:
 
 def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
     """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result)."""
-    period_key = f"top.period.{period}"
+    period_key = f"top-period-{period}"
     label = t(period_key, lang)
     if label == period_key:
         label = html.escape(period)
-    head = [t("top.header", lang, period=label)]
+    head = [t("top-header", lang, period=label)]
     if not rows:
-        return "\n".join([*head, t("top.empty", lang)])
+        return "\n".join([*head, t("top-empty", lang)])
     body = []
     for i, row in enumerate(rows):
         place = MEDALS[i] if i < len(MEDALS) else f"{i + 1}."
         if period == "all":
             line = t(
-                "top.row",
+                "top-row",
                 lang,
                 place=place,
                 name=escape_name(_top_name(row, lang)),
@@ -981,7 +978,7 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
             )
         else:
             line = t(
-                "top.row_period",
+                "top-row_period",
                 lang,
                 place=place,
                 name=escape_name(_top_name(row, lang)),
@@ -996,45 +993,45 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
 def stats(st: PlayerStats | None, name: str, lang: str) -> str:
     shown = escape_name(name)
     if st is None or st.rounds == 0:
-        return t("stats.none", lang, name=shown)
+        return t("stats-none", lang, name=shown)
     percent = round(100 * st.wins / st.rounds) if st.rounds else 0
     return "\n".join(
         [
-            t("stats.header", lang, name=html.escape(_short(name))),
+            t("stats-header", lang, name=html.escape(_short(name))),
             t(
-                "stats.rounds",
+                "stats-rounds",
                 lang,
                 rounds=st.rounds,
                 wins=st.wins,
                 losses=st.losses,
                 pushes=st.pushes,
             ),
-            t("stats.win_rate", lang, percent=percent),
+            t("stats-win_rate", lang, percent=percent),
             t(
-                "stats.special",
+                "stats-special",
                 lang,
                 twentyones=st.twentyones,
                 golden=st.golden_points,
                 busts=st.busts,
             ),
-            t("stats.money", lang, biggest=st.biggest_win, net=_signed(st.net)),
+            t("stats-money", lang, biggest=st.biggest_win, net=_signed(st.net)),
         ]
     )
 
 
 def balance(name: str, amount: int, lang: str) -> str:
-    return t("balance.line", lang, name=escape_name(name), amount=amount)
+    return t("balance-line", lang, name=escape_name(name), amount=amount)
 
 
 def chart_title(name: str, lang: str) -> str:
     """The chart's own title: plain text drawn into the picture, not HTML."""
-    return t("chart.title", lang, name=_short(name, 32))
+    return t("chart-title", lang, name=_short(name, 32))
 
 
 def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
     """The photo's caption (HTML): the current balance against the first one charted."""
     return t(
-        "chart.caption",
+        "chart-caption",
         lang,
         name=escape_name(name),
         amount=amount,
@@ -1060,23 +1057,23 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
     acelow = bool(overrides.get("ace_low_on_bust", base.ace_low_on_bust))
     house = settings.house_banker
     lines = [
-        t("settings.header", lang),
+        t("settings-header", lang),
         "",
-        t("settings.preset", lang, preset=_preset_label(settings.preset, lang)),
-        t("settings.dark", lang, value=_onoff(dark, lang)),
-        t("settings.fine", lang, value=fine),
-        t("settings.acelow", lang, value=_onoff(acelow, lang)),
+        t("settings-preset", lang, preset=_preset_label(settings.preset, lang)),
+        t("settings-dark", lang, value=_onoff(dark, lang)),
+        t("settings-fine", lang, value=fine),
+        t("settings-acelow", lang, value=_onoff(acelow, lang)),
     ]
     if settings.turn_timeout:
-        lines.append(t("settings.timeout", lang, value=settings.turn_timeout))
+        lines.append(t("settings-timeout", lang, value=settings.turn_timeout))
     else:
-        lines.append(t("settings.timeout_default", lang))
-    lines.append(t("settings.house", lang, value=_onoff(settings.house_banker, lang)))
-    lines.append(t("settings.lang", settings.language))
+        lines.append(t("settings-timeout_default", lang))
+    lines.append(t("settings-house", lang, value=_onoff(settings.house_banker, lang)))
+    lines.append(t("settings-lang", settings.language))
     if overrides:
         items = ", ".join(html.escape(f"{k}={v}") for k, v in sorted(overrides.items()))
-        lines.append(t("settings.overrides", lang, items=items))
-    lines.extend(["", t("settings.hint", lang)])
+        lines.append(t("settings-overrides", lang, items=items))
+    lines.extend(["", t("settings-hint", lang)])
 
     def btn(label: str, key: str, value: str, current: bool) -> InlineKeyboardButton:
         data = SettingButton(chat, key, value).encode()
@@ -1084,28 +1081,28 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
 
     rows = [
         [
-            btn(t(f"preset.{p}.name", lang), "preset", p, p == settings.preset)
+            btn(t(f"preset-{p}-name", lang), "preset", p, p == settings.preset)
             for p in PRESET_ORDER[:2]
         ],
         [
-            btn(t(f"preset.{p}.name", lang), "preset", p, p == settings.preset)
+            btn(t(f"preset-{p}-name", lang), "preset", p, p == settings.preset)
             for p in PRESET_ORDER[2:]
         ],
         [
-            btn(t("settings.btn.dark", lang, value=t("on", lang)), "dark_draw", "on", dark),
-            btn(t("settings.btn.dark", lang, value=t("off", lang)), "dark_draw", "off", not dark),
+            btn(t("settings-btn-dark", lang, value=t("on", lang)), "dark_draw", "on", dark),
+            btn(t("settings-btn-dark", lang, value=t("off", lang)), "dark_draw", "off", not dark),
         ],
         [
-            btn(t("settings.btn.fine", lang, value=f), "fine", str(f), f == fine)
+            btn(t("settings-btn-fine", lang, value=f), "fine", str(f), f == fine)
             for f in (0, 50, 100)
         ],
         [
-            btn(t("settings.btn.acelow", lang, value=t("on", lang)), "acelow", "on", acelow),
-            btn(t("settings.btn.acelow", lang, value=t("off", lang)), "acelow", "off", not acelow),
+            btn(t("settings-btn-acelow", lang, value=t("on", lang)), "acelow", "on", acelow),
+            btn(t("settings-btn-acelow", lang, value=t("off", lang)), "acelow", "off", not acelow),
         ],
         [
             btn(
-                t("settings.btn.timeout", lang, value=sec),
+                t("settings-btn-timeout", lang, value=sec),
                 "timeout",
                 str(sec),
                 settings.turn_timeout == sec,
@@ -1113,13 +1110,13 @@ def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
             for sec in (30, 60, 120)
         ],
         [
-            btn(t("settings.btn.house", lang, value=t(v, lang)), "house", v, (v == "on") == house)
+            btn(t("settings-btn-house", lang, value=t(v, lang)), "house", v, (v == "on") == house)
             for v in ("on", "off")
         ],
         [
             btn("🇷🇺 Русский", "lang", "ru", settings.language == "ru"),
             btn("🇬🇧 English", "lang", "en", settings.language == "en"),
         ],
-        [btn(t("btn.close", lang), "close", "x", False)],
+        [btn(t("btn-close", lang), "close", "x", False)],
     ]
     return Rendered("\n".join(lines), InlineKeyboardMarkup(rows))

@@ -97,7 +97,7 @@ def _recent(store: dict[K, float], now: float, keep: float) -> dict[K, float]:
 
 
 def pointer_text(name: str, lang: str) -> str:
-    return render.text("reply.pointer", lang, name=name)
+    return render.text("reply-pointer", lang, name=name)
 
 
 @dataclass

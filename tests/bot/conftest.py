@@ -216,7 +216,7 @@ class Harness:
     def pointer(user: FakeUser, lang: str = "ru") -> str:
         """The group's short line saying that ``user``'s answer went to the private chat (as
         the chat shows it: the bold name is an entity)."""
-        return plain(render.text("reply.pointer", lang, name=user.first_name))
+        return plain(render.text("reply-pointer", lang, name=user.first_name))
 
     def private_since(self, user: FakeUser, count: int) -> list[str]:
         """Texts (or captions) of the bot's messages in ``user``'s private chat after its first

@@ -85,7 +85,7 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "ru"
     await harness.say(a, "/lang en")
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "en"
-    assert harness.private_since(a, seen_a) == [plain(render.text("lang_set", "en"))]
+    assert harness.private_since(a, seen_a) == [plain(render.text("lang-switched", "en"))]
     assert harness.bot_texts_since(count + 2) == [harness.pointer(a, "en")]
     count = len(harness.group.all_messages)
     seen_b = len(harness.private(b).all_messages)
@@ -93,7 +93,7 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     assert harness.private_since(b, seen_b) == [plain(render.help_text("en", private=False))]
     assert harness.bot_texts_since(count) == []  # Борис was pointed to his chat a moment ago
     await harness.say(b, "/newgame")
-    assert harness.table().content.startswith(plain(i18n.t("lobby.header", "en")))
+    assert harness.table().content.startswith(plain(i18n.t("lobby-header", "en")))
     answer = await harness.press_raw(b, harness.table(), "g:1:99:hit")
     assert answer.text == render.refusal("stale_button", {}, "en")
     # Without a private chat the answer is posted in the group, in its language.

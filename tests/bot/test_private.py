@@ -68,7 +68,7 @@ async def test_a_player_without_the_private_chat_plays_by_deep_link_and_peek(
     # The deep link: /start g1 opens the chat, confirms, and the hand arrives.
     await h.say(b, "/start g1", h.bot)
     texts = h.private_texts(b)
-    assert texts[0] == render.text("private_opened", "ru")
+    assert texts[0] == render.text("private-opened", "ru")
     assert any(shown("10S") in t for t in texts[1:]), texts
     assert not any(shown("9S") in t for t in texts), texts
     user = await h.rt.storage.get_user(b.id)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot import render
+from bot import i18n, render
 from bot.callbacks import Act
 from rules.cards import Card
 from tests.bot.conftest import Harness, hand_codes, plain
@@ -195,7 +195,7 @@ async def play_round(
     for code in plan.banker_cards:
         assert render.card(Card.parse(code)) in result
     for user, amount in zip(users, plan.shown or plan.balances, strict=True):
-        assert f"{user.first_name} — {amount}" in result
+        assert f"{user.first_name} — {i18n.number(amount, 'ru')}" in result
     for who, balance in enumerate(plan.balances):
         assert await harness.balance(users[who]) == balance, users[who].first_name
     stored = await harness.stored()
@@ -235,7 +235,7 @@ async def play_round(
             # His own press again (a double tap, or delivered twice): not applied twice, and
             # told so quietly, with his cards as they are now.
             assert not answer.show_alert, answer
-            assert (answer.text or "").startswith(render.text("pressed.done", "ru")), answer
+            assert (answer.text or "").startswith(render.text("pressed-done", "ru")), answer
             for code in hand_codes(stored, user.id):
                 assert render.card(Card.parse(code)) in (answer.text or ""), (code, answer)
         else:
