@@ -111,12 +111,13 @@ def t_map(key: str, lang: str, params: Mapping[str, object], *, missing: str | N
     return str(text)
 
 
-
 def number(value: int | float | Fraction | Decimal, lang: str, *, decimals: int = 0) -> str:
     """``value`` written the way ``lang`` writes numbers, rounded half up to ``decimals``."""
-    exact = Decimal(value.numerator) / Decimal(value.denominator) if isinstance(
-        value, Fraction
-    ) else Decimal(value)
+    exact = (
+        Decimal(value.numerator) / Decimal(value.denominator)
+        if isinstance(value, Fraction)
+        else Decimal(value)
+    )
     rounded = exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
     return format_decimal(rounded, format=pattern, locale=_LOCALES[language(lang)])
