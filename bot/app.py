@@ -29,7 +29,15 @@ from bot.ratelimit import PacedRateLimiter
 from bot.replies import Cooldowns, Replies
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
-from bot.startup import StartupError, StartupNoise, rejection, unreachable, wait_for_bot_api
+from bot.startup import (
+    StartupError,
+    StartupNoise,
+    only_the_token_is_missing,
+    rejection,
+    unreachable,
+    wait_for_bot_api,
+    without_token,
+)
 from bot.telegram_errors import Verdict
 from bot.timers import TurnTimers
 from bot.transport import AiohttpRequest
@@ -263,6 +271,8 @@ def main() -> None:
     try:
         settings = Settings()  # type: ignore[call-arg]
     except ValidationError as error:
+        if only_the_token_is_missing(error.errors()):
+            without_token()
         sys.exit(f"ochko: invalid settings: {describe_error(error)}")
     configure_logging(settings)
     try:

@@ -37,9 +37,7 @@ class Settings(BaseSettings):
     @classmethod
     def _token_shape(cls, value: SecretStr) -> SecretStr:
         if not TOKEN_PATTERN.match(value.get_secret_value()):
-            raise ValueError(
-                "BOT_TOKEN does not look like a bot token (123456:ABC-…) from BotFather"
-            )
+            raise ValueError("does not look like a bot token (123456:ABC-…) from @BotFather")
         return value
 
     @field_validator("log_level", mode="before")

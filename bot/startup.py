@@ -20,11 +20,15 @@ import contextlib
 import datetime as dtm
 import itertools
 import logging
+import os
 import signal
 import socket
 import ssl
+import sys
 import warnings
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import NoReturn
 
 from telegram import Bot
 from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError, TimedOut
@@ -222,3 +226,43 @@ def _seconds(error: RetryAfter) -> float:
         warnings.simplefilter("ignore")
         value = error.retry_after
     return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
+
+
+# ---------------------------------------------------------------------- no token yet
+
+SANDBOX_MODULE = "tests.botapi.sandbox"
+SANDBOX_COMMAND = f"python3 -m {SANDBOX_MODULE}"
+NO_TOKEN = (
+    "BOT_TOKEN is not set: get a token from @BotFather in Telegram and put it in .env "
+    f"(see .env.example), or try the game offline first: {SANDBOX_COMMAND}"
+)
+
+
+def only_the_token_is_missing(errors: Iterable[Mapping[str, object]]) -> bool:
+    """True when the settings failed for one reason only: BOT_TOKEN was never given."""
+    found = list(errors)
+    return bool(found) and all(
+        e.get("type") == "missing" and tuple(e.get("loc", ())) == ("bot_token",)  # type: ignore[arg-type]
+        for e in found
+    )
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def without_token() -> NoReturn:
+    """A first start with no token: on a terminal, the offline sandbox (the real bot against a
+    local Bot API server) starts instead; elsewhere (Docker, systemd, CI) one line and exit 1."""
+    checkout = Path(__file__).resolve().parent.parent
+    if interactive() and (checkout / "tests" / "botapi" / "sandbox.py").exists():
+        print(
+            "ochko: no BOT_TOKEN yet — starting the offline sandbox, the real bot against a local "
+            "Bot API server (a token comes from @BotFather; see .env.example)",
+            file=sys.stderr,
+            flush=True,
+        )
+        path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
+        os.execve(sys.executable, [sys.executable, "-m", SANDBOX_MODULE], env)
+    sys.exit(f"ochko: {NO_TOKEN}")

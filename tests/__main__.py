@@ -1,8 +1,9 @@
-"""`python3 -m tests`: set up the environment on first use, then run the whole test suite."""
+"""`python3 -m tests`: set up the environment (with the test and lint tools) on first use, then run
+the whole test suite."""
 
 from bot._bootstrap import ensure_environment
 
-ensure_environment("tests")
+ensure_environment("tests", dev=True)
 
 import sys  # noqa: E402
 
