@@ -20,7 +20,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest
 
-from bot import render
+from bot import logs, render
 from bot.delivery import Delivery
 from bot.handlers import Runtime, migrate_chat, on_lost_chat, on_timer, perform, register
 from bot.health import beat
@@ -54,34 +54,11 @@ SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was la
 DRAIN_SECONDS = 5.0
 
 
-class RedactingFormatter(logging.Formatter):
-    """Keeps the bot token out of every log line (PTB's HTTP client logs request URLs)."""
-
-    def __init__(self, fmt: str, secrets: list[str]) -> None:
-        super().__init__(fmt)
-        self._secrets = [s for s in secrets if s]
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        for secret in self._secrets:
-            text = text.replace(secret, "<redacted>")
-        return text
-
-
 def configure_logging(settings: Settings) -> None:
-    handler = logging.StreamHandler()
     secrets = [settings.bot_token.get_secret_value()]
     if settings.webhook_secret is not None:
         secrets.append(settings.webhook_secret.get_secret_value())
-    handler.setFormatter(
-        RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
-    )
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(settings.log_level)
-    # One line per HTTP request is noise at INFO; failures still show as warnings.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    logs.configure_logging(settings.log_level, secrets)
 
 
 def build_application(

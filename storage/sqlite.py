@@ -993,6 +993,24 @@ def _combined_afters(
     return changed
 
 
+def _owner_only(path: str) -> None:
+    """Creates the database file readable by its owner only (0600), or takes group and other
+    rights away from an existing one: it holds the live round's deck order and salts. SQLite
+    gives its -wal and -shm files the mode of the database file."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        mode = os.stat(path).st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+    except OSError:
+        return  # no such directory, no rights: SQLite's own error below says it better
+    else:
+        os.close(descriptor)
+
+
 class SqliteStorage(_SqliteReads, Storage):
     """SQLite through one aiosqlite connection.
 
@@ -1051,6 +1069,7 @@ class SqliteStorage(_SqliteReads, Storage):
             raise StorageError("storage is already started")
         self._caches.clear()  # whatever happened to the file meanwhile, read it anew
         try:
+            _owner_only(self.path)
             conn = await aiosqlite.connect(self.path, isolation_level=None)
         except sqlite3.Error as error:
             raise CorruptDatabase(self.path, str(error)) from error

@@ -774,7 +774,9 @@ class Table:
                 continue
             mine = [line for line in lines if user.first_name in line]
             assert mine, f"{user.first_name} is missing from the result:\n{log.result.content}"
-            numbers = re.findall(r"\d+", mine[-1].replace(user.first_name, ""))
+            # Amounts are written per locale: «1 050» (a no-break space groups thousands).
+            line = mine[-1].replace(user.first_name, "").replace("\u00a0", "")
+            numbers = re.findall(r"\d+", line)
             assert numbers, mine[-1]
             shown[user.id] = int(numbers[-1])
         round_banker = next(p for p in game.hands if p not in game.order)
