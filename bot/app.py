@@ -155,7 +155,9 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     await _register_commands(application)
     if application.job_queue is not None:
         application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
-        application.job_queue.run_repeating(heartbeat, interval=HEARTBEAT_INTERVAL, first=0.0)
+        # The first beat now: APScheduler moves a first run "at 0 s" one interval on.
+        _beat()
+        application.job_queue.run_repeating(heartbeat, interval=HEARTBEAT_INTERVAL)
         application.job_queue.run_repeating(
             prune_job, interval=PRUNE_INTERVAL, first=PRUNE_INTERVAL
         )
@@ -208,6 +210,10 @@ async def prune_job(context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
     """Proof of a live event loop for the container's health check (bot/health.py)."""
+    _beat()
+
+
+def _beat() -> None:
     try:
         beat()
     except OSError as error:
