@@ -7,7 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     OCHKO_NO_VENV=1 \
     DATABASE_URL=sqlite:////data/ochko.sqlite3 \
-    HEARTBEAT_FILE=/tmp/ochko.heartbeat
+    HEARTBEAT_FILE=/data/ochko.heartbeat \
+    MPLCONFIGDIR=/data/matplotlib \
+    WEBHOOK_LISTEN=0.0.0.0 \
+    WEBHOOK_PORT=8443
 
 WORKDIR /app
 
@@ -30,7 +33,11 @@ RUN useradd --create-home --uid 10001 ochko \
     && mkdir /data \
     && chown ochko:ochko /data
 USER 10001:10001
+# The only place the bot writes (the database, the heartbeat, matplotlib's font cache), so the
+# root file system can be mounted read-only (compose.yaml does).
 VOLUME ["/data"]
+# Webhook mode only (WEBHOOK_URL set): the bot listens on all interfaces inside the container.
+EXPOSE 8443
 
 # Healthy while the event loop keeps touching its heartbeat file.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

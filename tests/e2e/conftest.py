@@ -86,16 +86,19 @@ def card_symbol(code: str) -> str:
 class BotProcess:
     """`python -m bot` against the local server; output goes to `log_path`."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, cwd: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], log_path: Path, cwd: Path, prefix: tuple[str, ...] = ()
+    ) -> None:
         self.env = env
         self.log_path = log_path
         self.cwd = cwd
+        self.prefix = prefix  # a command the bot runs under (e.g. a read-only mount namespace)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def spawn(self) -> subprocess.Popen[bytes]:
         with self.log_path.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bot"],
+                [*self.prefix, sys.executable, "-m", "bot"],
                 env=self.env,
                 cwd=self.cwd,
                 stdout=out,
@@ -343,17 +346,19 @@ class E2E:
                 env[key] = value
         return env
 
-    def spawn(self, **overrides: str | None) -> BotProcess:
-        """Start `python -m bot` without waiting for anything."""
-        process = BotProcess(self.bot_env(**overrides), self.log_path, self.tmp_path)
+    def spawn(self, *, prefix: tuple[str, ...] = (), **overrides: str | None) -> BotProcess:
+        """Start `python -m bot` (under `prefix`) without waiting for anything."""
+        process = BotProcess(self.bot_env(**overrides), self.log_path, self.tmp_path, prefix)
         process.spawn()
         self.processes.append(process)
         return process
 
-    async def start_bot(self, **overrides: str | None) -> BotProcess:
+    async def start_bot(
+        self, *, prefix: tuple[str, ...] = (), **overrides: str | None
+    ) -> BotProcess:
         """Start the bot and wait until it long-polls the server."""
         generation = self.bot.poll_generation
-        process = self.spawn(**overrides)
+        process = self.spawn(prefix=prefix, **overrides)
         deadline = time.monotonic() + START_TIMEOUT
         while self.bot.poll_generation == generation:
             if not process.running:
