@@ -2,13 +2,15 @@
 
 Starts the local Bot API server (flood limits on), the real bot against it as a subprocess
 (`python -m bot` with BOT_TOKEN, BOT_API_BASE_URL and a temporary DATABASE_URL), and a terminal
-chat in which you are any of four people in the group «Очко». Everyone has already opened the
-private chat with the bot, so private cards arrive.
+chat in which you are any of five people in the group «Очко». The first four have opened the
+private chat with the bot, so their cards arrive there; the fifth, Дима, never has, so the bot
+has to reach him in the group (a mention on his turn, a deep link when he joins) until he
+follows such a link (`:o`).
 
-Keys: plain text is sent where you are; a number presses that button on the latest message with
-buttons; `:u 2` / `:user Борис` switches person; `:p` / `:g` switch between the private chat and
-the group; `:b <message id> <n>` presses a button of an older message; `:l` shows the last
-messages again; `:h` help; `:q` quits (the bot gets SIGTERM).
+Plain text is sent where you are; a number presses that button on the latest message with
+buttons; `:t N` presses a button of the game's table, `:b ID N` of any message; `:r ID TEXT`
+replies to a message (a `/chart` about another person is a reply to their message); `:h` lists
+every command. While you type, the bot's messages are printed above the prompt, never into it.
 
 `--script FILE` reads the same commands from a file (plus `:w TEXT` to wait for a bot message
 containing TEXT in the current chat, and `:sleep S`), which is how the smoke test drives it.
@@ -23,7 +25,9 @@ if __name__ == "__main__":
     ensure_environment("tests.botapi.sandbox")
 
 import argparse
+import importlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -33,25 +37,46 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import IO
 
 from .models import Chat, FakeBot, FakeUser, Message
 from .server import BotApiServer, ServerEvent, ServerThread
 
-PEOPLE = (("Аня", "anya"), ("Борис", "boris"), ("Вика", "vika"), ("Гоша", "gosha"))
+# (first name, username, has opened the private chat with the bot)
+PEOPLE = (
+    ("Аня", "anya", True),
+    ("Борис", "boris", True),
+    ("Вика", "vika", True),
+    ("Гоша", "gosha", True),
+    ("Дима", "dima", False),
+)
 ROOT = Path(__file__).resolve().parents[2]
+CLEAR_LINE = "\033[K"
+TABLE_MARK = "🃏"  # the lobby and the table both start with it, in every language
+# How a Telegram client recognises a link that opens a bot's private chat with a start parameter.
+DEEP_LINK = re.compile(
+    r"(?:https?://)?t\.me/(?P<bot>\w+)\?start=(?P<start>[\w-]+)"
+    r"|tg://resolve\?domain=(?P<bot2>\w+)&start=(?P<start2>[\w-]+)"
+)
 
 HELP = """\
-  text          send as the current person, where they are (group or private chat)
-  N             press button [N] of the latest message with buttons
-  :b ID N       press button [N] of message #ID
-  :u N | :user NAME   switch person (1–4 or a name)
-  :p  :g        go to the private chat with the bot / back to the group
-  :l            show the last messages here again
-  :w TEXT       wait (≤15 s) for a bot message containing TEXT here
-  :sleep S      pause for S seconds
-  :h            this help
-  :q            quit (stops the bot with SIGTERM)"""
+  text            send as the current person, where they are (group or private chat)
+  N               press button [N] of the latest message with buttons here
+  :t              show the game's table (the latest «🃏» message in the group)
+  :t N            press button [N] of the table, from wherever you are
+  :b ID [N]       show message #ID here / press its button [N]
+  :r ID TEXT      send TEXT as a reply to message #ID here (e.g. :r 12 /chart)
+  :o [LINK]       follow a t.me link to the bot (default: the last one offered to you):
+                  opens the private chat and presses START (/start <parameter>)
+  :u N | :u NAME  switch person ({people})
+  :p  :g          go to the private chat with the bot / back to the group
+  :l [N]          show the last N (8) messages here again
+  :who            who is who, and who has opened the private chat
+  :w TEXT         wait (≤15 s) for a bot message containing TEXT here
+  :sleep S        pause for S seconds
+  :h              this help
+  :q              quit (stops the bot with SIGTERM)"""
 
 
 class Style:
@@ -79,6 +104,87 @@ class Style:
         return self(text, "1;31")
 
 
+def readline_prompt(prompt: str) -> str:
+    """The prompt for readline: colour codes marked as taking no room (\\001…\\002), or readline
+    would count them as characters and misplace the cursor when it redraws the line."""
+    return re.sub(r"(\033\[[0-9;]*m)", "\001\\1\002", prompt)
+
+
+class Terminal:
+    """The screen, shared by the prompt (main thread) and the bot's messages (server thread).
+
+    While a person is typing, a message must not land in the middle of their line: it clears
+    the prompt line, prints the message, and draws the prompt again with what was typed so far
+    (readline's buffer), so the typing goes on where it was.
+    """
+
+    def __init__(
+        self, out: IO[str], *, interactive: bool, line_editor: ModuleType | None = None
+    ) -> None:
+        self.out = out
+        self.interactive = interactive
+        self.editor = line_editor
+        self._lock = threading.Lock()
+        self._shown_prompt: str | None = None  # the prompt on screen while a line is read
+        self._pending_prompt = ""
+        self._holding = False  # the main thread holds _lock until readline has drawn the prompt
+        if self.editor is not None:
+            self.editor.set_pre_input_hook(self._prompt_drawn)
+
+    @classmethod
+    def open(cls, out: IO[str], interactive: bool) -> Terminal:
+        editor: ModuleType | None = None
+        if interactive:
+            try:  # line editing and history; absent on Windows, where input() still works
+                editor = importlib.import_module("readline")
+            except ImportError:
+                editor = None
+        return cls(out, interactive=interactive, line_editor=editor)
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            if self._shown_prompt is None:
+                self.out.write(text + "\n")
+            else:
+                typed = self.editor.get_line_buffer() if self.editor is not None else ""
+                self.out.write(f"\r{CLEAR_LINE}{text}\n{self._shown_prompt}{typed}")
+            self.out.flush()
+
+    def read(self, prompt: str) -> str:
+        """One line from the keyboard (or from a pipe); EOFError at the end of the input."""
+        if not self.interactive:
+            return input()
+        if self.editor is None:
+            with self._lock:
+                self.out.write(prompt)
+                self.out.flush()
+                self._shown_prompt = prompt
+            try:
+                return input()
+            finally:
+                with self._lock:
+                    self._shown_prompt = None
+        # readline draws the prompt itself; writers wait until it has (the pre-input hook), so
+        # a message can't squeeze in between the prompt and the moment it is known as shown.
+        self._lock.acquire()
+        self._holding = True
+        self._pending_prompt = prompt
+        try:
+            return input(readline_prompt(prompt))
+        finally:
+            if self._holding:
+                self._holding = False
+                self._lock.release()
+            with self._lock:
+                self._shown_prompt = None
+
+    def _prompt_drawn(self) -> None:
+        self._shown_prompt = self._pending_prompt
+        if self._holding:
+            self._holding = False
+            self._lock.release()
+
+
 class Sandbox:
     """The terminal side: who you are, where you are, and how messages are printed."""
 
@@ -88,7 +194,7 @@ class Sandbox:
         bot: FakeBot,
         group: Chat,
         users: list[FakeUser],
-        out: IO[str],
+        out: IO[str] | Terminal,
         style: Style,
     ) -> None:
         self.thread = thread
@@ -98,16 +204,16 @@ class Sandbox:
         self.users = users
         self.user = users[0]
         self.in_private = False
-        self.out = out
+        self.term = out if isinstance(out, Terminal) else Terminal(out, interactive=False)
         self.style = style
         self.echo = False
-        self._lock = threading.Lock()
+        self.offered: dict[int, str] = {}
+        """The last link the bot offered each person (a button's answer that opens a chat)."""
 
     # Printing ---------------------------------------------------------------------------
 
     def say(self, text: str) -> None:
-        with self._lock:
-            print(text, file=self.out, flush=True)
+        self.term.write(text)
 
     def chat(self) -> Chat:
         return self.user.private_chat(self.bot) if self.in_private else self.group
@@ -126,10 +232,16 @@ class Sandbox:
         sender = message.sender.get("first_name", "?")
         who = style.bot(sender) if message.from_bot else style.user(sender)
         head = style.dim(f"[{place}] #{message.message_id}{mark}")
+        if message.reply_to is not None:
+            head += style.dim(f" ↩ #{message.reply_to.message_id}")
         body = message.content
         if message.photo is not None:
             body = f"🖼 photo {message.photo[-1]['width']}×{message.photo[-1]['height']} " + body
         lines = [f"{head} {who}: {body}"]
+        entities = message.entities if message.text is not None else message.caption_entities
+        mentioned = [e["user"]["first_name"] for e in entities if e["type"] == "text_mention"]
+        if mentioned:
+            lines.append(style.dim("    🔔 mentions " + ", ".join(mentioned)))
         number = 0
         for row in message.buttons:
             cells = []
@@ -146,9 +258,15 @@ class Sandbox:
         """Called on the server's thread for every change; prints what the person would see."""
         if event.kind == "answer" and event.query is not None:
             answer = event.query.answer
+            person = event.query.user
             if answer is not None and answer.text:
                 kind = self.style.alert("⚠ alert") if answer.show_alert else "ⓘ"
-                self.say(f"    {kind} {event.query.user.first_name}: {answer.text}")
+                self.say(f"    {kind} {person.first_name}: {answer.text}")
+            if answer is not None and answer.url:
+                # Telegram opens the link at once; here it waits for :o, so it can be seen.
+                self.offered[person.id] = answer.url
+                follow = ":o" if person is self.user else f":u {self.number(person)}, :o"
+                self.say(f"    ↗ {person.first_name}: opens {answer.url} ({follow} follows it)")
             return
         message = event.message
         if message is None:
@@ -156,10 +274,10 @@ class Sandbox:
         chat = message.chat
         if chat.is_private and chat.user is not self.user:
             if message.from_bot and event.kind == "new" and chat.user is not None:
-                index = self.users.index(chat.user) + 1 if chat.user in self.users else "?"
                 self.say(
                     self.style.dim(
-                        f"    ✉ new private message for {chat.user.first_name} (:u {index}, :p)"
+                        f"    ✉ new private message for {chat.user.first_name} "
+                        f"(:u {self.number(chat.user)}, :p)"
                     )
                 )
             return
@@ -170,21 +288,41 @@ class Sandbox:
         elif event.kind == "delete":
             self.say(self.style.dim(f"[{chat.title or '✉'}] #{message.message_id} deleted"))
 
+    def number(self, user: FakeUser) -> str:
+        return str(self.users.index(user) + 1) if user in self.users else "?"
+
+    def people(self) -> str:
+        return "  ".join(f"{i}:{u.first_name}" for i, u in enumerate(self.users, 1))
+
+    def help(self) -> str:
+        return HELP.format(people=f"1–{len(self.users)} or a name")
+
     def banner(self) -> None:
         style = self.style
-        names = "  ".join(f"{i}:{u.first_name}" for i, u in enumerate(self.users, 1))
         self.say(
             style.bot("Очко sandbox") + " — a local Telegram with the real bot, no token needed."
         )
         self.say(
-            f"People: {names}.  You are {style.user(self.user.first_name)} in «{self.group.title}»."
+            f"People: {self.people()}.  You are {style.user(self.user.first_name)} "
+            f"in «{self.group.title}»."
         )
+        strangers = [u.first_name for u in self.users if not self.opened(u)]
+        if strangers:
+            self.say(
+                style.dim(
+                    ", ".join(strangers) + " never opened the private chat with the bot: "
+                    "the bot reaches them in the group (a mention, a deep link; :o follows it)."
+                )
+            )
         self.say(
             style.dim(
-                "Type text to send it; a number presses a button; :u N switches person; "
-                ":p/:g private/group; :h help; :q quit."
+                "Type text to send it; a number presses a button; :t N presses the table's; "
+                ":r ID TEXT replies; :u N switches person; :p/:g private/group; :h help; :q quit."
             )
         )
+
+    def opened(self, user: FakeUser) -> bool:
+        return bool(self.thread.run(lambda: user.private_chat(self.bot).started))
 
     # Commands ---------------------------------------------------------------------------
 
@@ -198,6 +336,17 @@ class Sandbox:
         for message in messages:
             self.say(self.render(message))
 
+    def table(self) -> Message | None:
+        """The game's table: the newest bot message in the group that is the lobby or a table."""
+
+        def find() -> Message | None:
+            for message in reversed(self.group.messages):
+                if message.from_bot and message.content.startswith(TABLE_MARK):
+                    return message
+            return None
+
+        return self.thread.run(find)
+
     def press(self, message: Message | None, number: int) -> None:
         if message is None:
             self.say("no message with buttons here")
@@ -208,10 +357,39 @@ class Sandbox:
             return
         text, target = buttons[number - 1]
         if target and "://" in target:
-            self.say(f"[{number}] {text} opens {target}")
+            self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
+            self.follow(target)
             return
         self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
         self.thread.call(self.user.press(message, index=number - 1))
+
+    def follow(self, link: str) -> None:
+        """Open a link as a Telegram client does: a deep link to the bot opens its private chat,
+        and START sends `/start <parameter>`."""
+        found = DEEP_LINK.fullmatch(link.strip())
+        if found is None:
+            self.say(f"{link} opens outside Telegram (nothing to do here)")
+            return
+        username = found.group("bot") or found.group("bot2")
+        parameter = found.group("start") or found.group("start2")
+        if username.lower() != (self.bot.username or "").lower():
+            self.say(f"{link} opens @{username}, not this bot")
+            return
+        self.in_private = True
+        self.show_recent()
+        self.say(self.style.dim(f"{self.user.first_name} presses START"))
+        self.thread.call(self.user.send(self.chat(), f"/start {parameter}"))
+
+    def reply(self, rest: str) -> None:
+        target, _, text = rest.partition(" ")
+        if not target.isdigit() or not text.strip():
+            self.say("usage: :r <message id> <text>")
+            return
+        message = self.thread.run(lambda: self.chat().message(int(target)))
+        if message is None:
+            self.say(f"no message #{target} in the {self.where()}")
+            return
+        self.thread.call(self.user.send(self.chat(), text.strip(), reply_to=message))
 
     def switch_user(self, who: str) -> None:
         chosen: FakeUser | None = None
@@ -226,6 +404,14 @@ class Sandbox:
             return
         self.user = chosen
         self.say(f"You are now {self.style.user(chosen.first_name)} in the {self.where()}.")
+        if not self.opened(chosen):
+            self.say(self.style.dim(f"{chosen.first_name} has not opened the private chat yet."))
+
+    def who(self) -> None:
+        for index, user in enumerate(self.users, 1):
+            state = "private chat open" if self.opened(user) else "never opened the private chat"
+            you = "  ← you" if user is self.user else ""
+            self.say(f"  {index}: {user.first_name} (@{user.username}) — {state}{you}")
 
     def handle(self, line: str) -> bool:
         """Run one command; False means quit."""
@@ -239,9 +425,11 @@ class Sandbox:
         if word in (":q", ":quit"):
             return False
         if word in (":h", ":help"):
-            self.say(HELP)
+            self.say(self.help())
         elif word in (":u", ":user"):
             self.switch_user(rest)
+        elif word == ":who":
+            self.who()
         elif word == ":p":
             self.in_private = True
             self.show_recent()
@@ -249,14 +437,38 @@ class Sandbox:
             self.in_private = False
             self.show_recent()
         elif word == ":l":
-            self.show_recent()
+            if rest and not rest.isdigit():
+                self.say("usage: :l [how many]")
+            else:
+                self.show_recent(int(rest) if rest else 8)
+        elif word == ":t":
+            table = self.table()
+            if not rest:
+                self.say(self.render(table) if table else "no table in the group yet (/newgame)")
+            elif not rest.isdigit():
+                self.say("usage: :t [button number]")
+            else:
+                self.press(table, int(rest))
         elif word == ":b":
             parts = rest.split()
-            if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                self.say("usage: :b <message id> <button number>")
+            if not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):
+                self.say("usage: :b <message id> [button number]")
             else:
                 message = self.thread.run(lambda: self.chat().message(int(parts[0])))
-                self.press(message, int(parts[1]))
+                if len(parts) == 2:
+                    self.press(message, int(parts[1]))
+                elif message is None:
+                    self.say(f"no message #{parts[0]} in the {self.where()}")
+                else:
+                    self.say(self.render(message))
+        elif word == ":r":
+            self.reply(rest)
+        elif word == ":o":
+            link = rest or self.offered.get(self.user.id) or self.latest_link()
+            if link is None:
+                self.say(f"no link offered to {self.user.first_name}; usage: :o <link>")
+            else:
+                self.follow(link)
         elif word == ":w":
             chat = self.chat()
             try:
@@ -272,6 +484,23 @@ class Sandbox:
         else:
             self.thread.call(self.user.send(self.chat(), line))
         return True
+
+    def latest_link(self) -> str | None:
+        """The newest deep link to the bot shown where you are, in a button or in the text."""
+
+        def find() -> str | None:
+            for message in reversed(self.chat().messages):
+                if not message.from_bot:
+                    continue
+                targets = [target or "" for _, target in message.flat_buttons]
+                links = [e.get("url", "") for e in message.entities if e["type"] == "text_link"]
+                for candidate in [*targets, *links, message.content]:
+                    found = DEEP_LINK.search(candidate)
+                    if found is not None:
+                        return found.group()
+            return None
+
+        return self.thread.run(find)
 
 
 class BotProcess:
@@ -309,13 +538,25 @@ class BotProcess:
         self._log.close()
 
 
+async def populate(server: BotApiServer) -> tuple[FakeBot, Chat, list[FakeUser]]:
+    """The bot, the five people and their group; everyone but Дима says /start to the bot once,
+    as real players would (those updates wait for the bot to start polling)."""
+    bot = server.add_bot(username="ochko_sandbox_bot", first_name="Очко")
+    users = [server.create_user(name, username=login) for name, login, _ in PEOPLE]
+    group = server.create_group("Очко", members=users, admins=users[:1])
+    for user, (_, _, opened) in zip(users, PEOPLE, strict=True):
+        if opened:
+            await user.send_private(bot, "/start")
+    return bot, group, users
+
+
 def lines_from(script: Path | None, sandbox: Sandbox) -> Iterator[str]:
     if script is not None:
         yield from script.read_text(encoding="utf-8").splitlines()
         return
     while True:
         try:
-            yield input(sandbox.style.user(sandbox.prompt()) if sys.stdin.isatty() else "")
+            yield sandbox.term.read(sandbox.style.user(sandbox.prompt()))
         except EOFError:
             return
 
@@ -340,22 +581,11 @@ def main(argv: list[str] | None = None) -> int:
     thread = ServerThread(lambda: BotApiServer(flood_limits=True))
     thread.start()
 
-    def setup() -> tuple[FakeBot, Chat, list[FakeUser]]:
-        server = thread.server
-        bot = server.add_bot(username="ochko_sandbox_bot", first_name="Очко")
-        users = [server.create_user(name, username=login) for name, login in PEOPLE]
-        group = server.create_group("Очко", members=users, admins=users[:1])
-        return bot, group, users
-
-    bot, group, users = thread.run(setup)
-
-    async def introduce() -> None:
-        # Everyone has opened the private chat with the bot once, as real players would.
-        for user in users:
-            await user.send_private(bot, "/start")
-
-    thread.call(introduce())
-    sandbox = Sandbox(thread, bot, group, users, sys.stdout, style)
+    bot, group, users = thread.call(populate(thread.server))
+    terminal = Terminal.open(
+        sys.stdout, args.script is None and sys.stdin.isatty() and sys.stdout.isatty()
+    )
+    sandbox = Sandbox(thread, bot, group, users, terminal, style)
     sandbox.echo = args.script is not None or not sys.stdin.isatty()
     thread.run(lambda: thread.server.add_listener(sandbox.on_event))
     sandbox.banner()
