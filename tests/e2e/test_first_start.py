@@ -146,8 +146,11 @@ print("READY")
     full_env = {**_clean_env(tmp_path), "PIP_LOG": str(tmp_path / "pip.log"), **env}
     full_env.pop("OCHKO_NO_VENV")
     return subprocess.Popen(
-        [sys.executable, "-c", program], env=full_env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-c", program],
+        env=full_env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 

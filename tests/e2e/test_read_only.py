@@ -47,7 +47,7 @@ async def test_the_image_runs_with_a_read_only_root(e2e: E2E) -> None:
     try:
         os.chown(data, IMAGE_UID, IMAGE_UID)
         env = {k: v.replace("/data", str(data)) for k, v in dockerfile_env().items()}
-        assert env["DATABASE_URL"].endswith("ochko.sqlite3") 
+        assert env["DATABASE_URL"].endswith("ochko.sqlite3")
         e2e.db_path = Path(env["DATABASE_URL"].removeprefix("sqlite:///"))
         e2e.db = Database(e2e.db_path)
         isolate = (
