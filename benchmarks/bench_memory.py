@@ -75,6 +75,19 @@ class Typist:
 
     async def end(self, group: Any, users: list[Any]) -> None:
         await self.type(group, users, "/endgame", users[0].id)
+        # /endgame asks first: its asker presses «yes» on the question.
+        question = group.last_with_buttons()
+        yes = [d for _, d in (question.flat_buttons if question else []) if d and d[-2:] == ":y"]
+        if question is None or not yes:
+            self.timeouts += 1
+            return
+        flag = self.changed.setdefault(group.id, asyncio.Event())
+        flag.clear()
+        await users[0].press(question, data=yes[0])
+        try:
+            await asyncio.wait_for(flag.wait(), 30)
+        except TimeoutError:
+            self.timeouts += 1
 
 
 async def settle(process: Any, seconds: float = 1.5) -> dict[str, int]:

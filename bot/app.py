@@ -24,6 +24,7 @@ from bot import logs, render
 from bot.delivery import Delivery
 from bot.handlers import Runtime, migrate_chat, on_lost_chat, on_timer, perform, register
 from bot.health import beat
+from bot.i18n import LANGUAGES
 from bot.locks import KeyedLocks
 from bot.ratelimit import PacedRateLimiter
 from bot.replies import Cooldowns, Replies
@@ -92,7 +93,11 @@ def build_application(
 
 async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings: Settings = application.bot_data["settings"]
-    storage = open_storage(settings.database_url, synchronous=settings.sqlite_synchronous)
+    storage = open_storage(
+        settings.database_url,
+        synchronous=settings.sqlite_synchronous,
+        default_language=settings.default_language,
+    )
     await storage.start()
     service = GameService(
         storage,
@@ -164,19 +169,26 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
 
 
+def command_menus(default_language: str) -> list[tuple[str | None, bool, list[BotCommand]]]:
+    """(language_code, private, commands) of every menu: one per scope (groups, private chats)
+    and language, each built from the command table (`bot.commands`). The menu without a
+    language code is what a person whose Telegram speaks neither language sees: the
+    DEFAULT_LANGUAGE one."""
+    menus = []
+    for code, lang in ((None, default_language), *((code, code) for code in LANGUAGES)):
+        for private in (False, True):
+            entries = [BotCommand(c, d) for c, d in render.commands(lang, private=private)]
+            menus.append((code, private, entries))
+    return menus
+
+
 async def _register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     bot = application.bot
+    settings: Settings = application.bot_data["settings"]
     try:
-        for lang in ("ru", "en"):
-            code = None if lang == "ru" else "en"
-            group = [BotCommand(c, d) for c, d in render.commands(lang, private=False)]
-            private = [BotCommand(c, d) for c, d in render.commands(lang, private=True)]
-            await bot.set_my_commands(
-                group, scope=BotCommandScopeAllGroupChats(), language_code=code
-            )
-            await bot.set_my_commands(
-                private, scope=BotCommandScopeAllPrivateChats(), language_code=code
-            )
+        for code, private, entries in command_menus(settings.default_language):
+            scope = BotCommandScopeAllPrivateChats() if private else BotCommandScopeAllGroupChats()
+            await bot.set_my_commands(entries, scope=scope, language_code=code)
     except TelegramError as error:
         log.warning("could not register the command menu: %s", error)
 

@@ -3,7 +3,9 @@
 Game buttons: ``g:<game id>:<state version>:<action>[:<amount>]`` — the version is the state
 version the keyboard was drawn at; the service refuses it once the game has moved past the
 decision that keyboard was drawn for. Settings buttons: ``s:<chat id>:<key>:<value>``.
-Everything must fit Telegram's 64 bytes.
+End confirmations: ``e:<game id>:<asker id>:<expires, unix time>:<y|n>`` — only the asker's
+press counts, and only until it expires (judged from the data itself, so it holds across a
+restart). Everything must fit Telegram's 64 bytes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Act(StrEnum):
     NEXT = "next"
     PEEK = "peek"  # "👁 my cards": an alert only the presser sees
     ODDS = "odds"
+    RESUME = "resume"  # a paused table goes on
 
 
 AMOUNT_ACTS = frozenset({Act.BANK, Act.BET})
@@ -54,6 +57,36 @@ class GameButton:
         if self.amount is not None:
             data += f":{self.amount}"
         return _checked(data)
+
+
+_END = re.compile(
+    r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EndButton:
+    """«End the game?»: the asker's answer, good until ``expires``."""
+
+    game_id: int
+    user_id: int
+    expires: int
+    yes: bool
+
+    def encode(self) -> str:
+        answer = "y" if self.yes else "n"
+        return _checked(f"e:{self.game_id}:{self.user_id}:{self.expires}:{answer}")
+
+
+def parse_end(data: str | None) -> EndButton | None:
+    if not data or len(data.encode()) > MAX_BYTES:
+        return None
+    match = _END.fullmatch(data)
+    if match is None:
+        return None
+    return EndButton(
+        int(match["game"]), int(match["user"]), int(match["expires"]), match["yes"] == "y"
+    )
 
 
 @dataclass(frozen=True, slots=True)

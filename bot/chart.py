@@ -14,21 +14,25 @@ import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from typing import TYPE_CHECKING
 
-import matplotlib
-from matplotlib import dates as mdates
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ft2font import FT2Font
-from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+from babel.dates import format_interval, format_skeleton, format_time
 
-from bot.i18n import t
+from bot.i18n import number, t
+
+if TYPE_CHECKING:  # matplotlib costs 0.75 s to import: only a chart being drawn pays for it
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 DPI = 100
 TITLE_LIMIT = 48
-# A lone point (or points within a minute) is shown on an axis this wide around it.
-MIN_SPAN = timedelta(minutes=30)
+# The narrowest time axis: over less than this the ticks would fall every few seconds, and
+# seconds mean nothing on a chart of an evening's balance.
+MIN_SPAN = timedelta(minutes=20)
+# Up to this span the axis shows clock times (and the day in its label), beyond it dates.
+HOURS_SPAN = timedelta(hours=36)
+# Beyond this span the ticks are months (with their years): «1 янв.» of two years would repeat.
+MONTHS_SPAN = timedelta(days=200)
 # Matplotlib's caches (fonts, text layout) are not documented as thread-safe: one render at a time.
 _RENDER_LOCK = threading.Lock()
 
@@ -41,6 +45,9 @@ LOSS = "#d0453f"
 @cache
 def _font_charmap() -> frozenset[int]:
     """The code points the default sans-serif font can draw (it covers Latin and Cyrillic)."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
     path = font_manager.findfont(font_manager.FontProperties(family=["sans-serif"]))
     return frozenset(FT2Font(path).get_charmap())
 
@@ -84,7 +91,134 @@ def thin(points: Sequence[tuple[float, int]], buckets: int) -> list[tuple[float,
 
 def _datenum(moment: datetime) -> float:
     """Matplotlib's number for a moment (days since its epoch); matplotlib.dates is untyped."""
+    from matplotlib import dates as mdates
+
     return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
+
+
+def _moment(value: float) -> datetime:
+    from matplotlib import dates as mdates
+
+    found: datetime = mdates.num2date(value, tz=UTC)  # type: ignore[no-untyped-call]
+    return found
+
+
+def _axis_span(times: Sequence[datetime]) -> tuple[datetime, datetime]:
+    """The x range: the points with a little air, never narrower than :data:`MIN_SPAN`."""
+    low, high = times[0], times[-1]
+    if high - low < MIN_SPAN:
+        middle = low + (high - low) / 2
+        return middle - MIN_SPAN / 2, middle + MIN_SPAN / 2
+    pad = (high - low) / 40
+    return low - pad, high + pad
+
+
+def time_axis(first: datetime, last: datetime, lang: str) -> tuple[str, str]:
+    """How the x axis reads for points from ``first`` to ``last``: ("time", label) with clock
+    times on the ticks and the day(s) in the label, ("date", label) with days on the ticks and
+    the year in the label, or ("month", label) with months and years on the ticks — one kind
+    per chart, never offsets in seconds. Times are UTC and the label says so."""
+    if last - first <= HOURS_SPAN:
+        days = format_interval(first.date(), last.date(), "MMMd", locale=lang)
+        return "time", t("chart-axis_hours", lang, days=days)
+    if first.year == last.year:
+        return "date", t("chart-axis_dates", lang, years=str(first.year))
+    years = t("chart-axis_dates", lang, years=f"{first.year}–{last.year}")
+    return ("date" if last - first <= MONTHS_SPAN else "month"), years
+
+
+def tick_label(value: float, kind: str, lang: str) -> str:
+    """One x tick in the chat's language: «14:05» / «2:05 PM» (a midnight as its day), «1 дек.»
+    / «Dec 1», or «янв. 2026 г.» / «Jan 2026»."""
+    moment = _moment(value)
+    if kind == "time":
+        if moment.hour == moment.minute == 0:
+            # Midnight names the new day: «18:00 · 2 дек. · 06:00» reads without a legend.
+            return format_skeleton("MMMd", moment, locale=lang)
+        return format_time(moment, "short", tzinfo=UTC, locale=lang)
+    if kind == "date":
+        return format_skeleton("MMMd", moment, locale=lang)
+    return format_skeleton("yMMM", moment, locale=lang)
+
+
+def _draw(
+    points: Sequence[tuple[float, int]], *, title: str, lang: str, size: tuple[int, int]
+) -> tuple[Figure, Axes]:
+    """The chart's figure, drawn onto an Agg canvas (the caller holds the render lock)."""
+    from matplotlib import dates as mdates
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    width, height = size
+    points = thin(sorted(points, key=lambda point: point[0]), width)
+    times = [datetime.fromtimestamp(ts, UTC) for ts, _ in points]
+    balances = [int(balance) for _, balance in points]
+    x = [_datenum(moment) for moment in times]
+    start = balances[0]
+    low, high = _axis_span(times)
+    kind, axis_label = time_axis(times[0], times[-1], lang)
+
+    figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+    FigureCanvasAgg(figure)  # attaches itself: savefig draws with Agg, no display
+    ax = figure.add_subplot()
+    ax.axhline(start, color=START, linestyle="--", linewidth=1.2, zorder=1)
+    ax.fill_between(
+        x,
+        balances,
+        start,
+        where=[b >= start for b in balances],
+        step="post",
+        color=GAIN,
+        alpha=0.15,
+        linewidth=0,
+    )
+    ax.fill_between(
+        x,
+        balances,
+        start,
+        where=[b <= start for b in balances],
+        step="post",
+        color=LOSS,
+        alpha=0.15,
+        linewidth=0,
+    )
+    ax.step(
+        x,
+        balances,
+        where="post",
+        color=LINE,
+        linewidth=1.8,
+        marker="o" if len(points) <= 60 else None,
+        markersize=3.5,
+        zorder=3,
+    )
+    ax.set_xlim(_datenum(low), _datenum(high))
+    # matplotlib.dates has no type annotations.
+    locator = mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=7)  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_label(value, kind, lang)))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: number(round(value), lang)))
+    bottom, top = min(*balances, start), max(*balances, start)
+    margin = max((top - bottom) * 0.08, abs(start) * 0.05, 5.0)
+    ax.set_ylim(bottom - margin, top + margin)
+    ax.grid(True, color="#e4e4e4", linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(clean_title(title), fontsize=14, loc="left", parse_math=False)
+    ax.set_ylabel(t("chart-axis_balance", lang), parse_math=False)
+    ax.set_xlabel(axis_label, parse_math=False)
+    figure.subplots_adjust(left=0.12, right=0.97, top=0.89, bottom=0.16)
+    return figure, ax
+
+
+def _checked(points: Sequence[tuple[float, int]], size: tuple[int, int]) -> None:
+    if not points:
+        raise ValueError("no points to chart")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"bad size {size!r}")
 
 
 def render_balance_chart(
@@ -95,82 +229,45 @@ def render_balance_chart(
     size: tuple[int, int] = (800, 450),
 ) -> bytes:
     """A PNG of exactly ``size`` pixels: the balance after each movement as a step line over
-    time (UTC dates), the starting balance dashed. ``points`` are (unix time, balance), oldest
-    first, at least one."""
-    if not points:
-        raise ValueError("no points to chart")
-    width, height = size
-    if width <= 0 or height <= 0:
-        raise ValueError(f"bad size {size!r}")
-    points = thin(sorted(points, key=lambda point: point[0]), width)
-    times = [datetime.fromtimestamp(ts, UTC) for ts, _ in points]
-    balances = [int(balance) for _, balance in points]
-    x = [_datenum(moment) for moment in times]
-    start = balances[0]
-    low, high = times[0], times[-1]
-    if high - low < timedelta(minutes=1):
-        low, high = low - MIN_SPAN, high + MIN_SPAN
-    else:
-        pad = (high - low) / 40
-        low, high = low - pad, high + pad
+    time (UTC), the starting balance dashed, numbers and dates as ``lang`` writes them.
+    ``points`` are (unix time, balance), oldest first, at least one."""
+    import matplotlib
 
+    _checked(points, size)
     with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
-        figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
-        FigureCanvasAgg(figure)  # attaches itself: savefig draws with Agg, no display
-        ax = figure.add_subplot()
-        ax.axhline(start, color=START, linestyle="--", linewidth=1.2, zorder=1)
-        ax.fill_between(
-            x,
-            balances,
-            start,
-            where=[b >= start for b in balances],
-            step="post",
-            color=GAIN,
-            alpha=0.15,
-            linewidth=0,
-        )
-        ax.fill_between(
-            x,
-            balances,
-            start,
-            where=[b <= start for b in balances],
-            step="post",
-            color=LOSS,
-            alpha=0.15,
-            linewidth=0,
-        )
-        ax.step(
-            x,
-            balances,
-            where="post",
-            color=LINE,
-            linewidth=1.8,
-            marker="o" if len(points) <= 60 else None,
-            markersize=3.5,
-            zorder=3,
-        )
-        ax.set_xlim(_datenum(low), _datenum(high))
-        # matplotlib.dates has no type annotations.
-        locator = mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
-        formatter = mdates.ConciseDateFormatter(locator, tz=UTC)  # type: ignore[no-untyped-call]
-        ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(formatter)
-        ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
-        bottom, top = min(*balances, start), max(*balances, start)
-        margin = max((top - bottom) * 0.08, abs(start) * 0.05, 5.0)
-        ax.set_ylim(bottom - margin, top + margin)
-        ax.grid(True, color="#e4e4e4", linewidth=0.8)
-        ax.set_axisbelow(True)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        ax.set_title(clean_title(title), fontsize=14, loc="left", parse_math=False)
-        ax.set_ylabel(t("chart-axis_balance", lang), parse_math=False)
-        ax.set_xlabel(t("chart-axis_time", lang), parse_math=False)
-        figure.subplots_adjust(left=0.11, right=0.97, top=0.89, bottom=0.16)
+        figure, _ = _draw(points, title=title, lang=lang, size=size)
         out = io.BytesIO()
         figure.savefig(out, format="png", dpi=DPI)
     return out.getvalue()
+
+
+def axis_texts(
+    points: Sequence[tuple[float, int]],
+    *,
+    lang: str,
+    size: tuple[int, int] = (800, 450),
+) -> tuple[list[str], list[str], str]:
+    """What the drawn chart writes on its axes: the x tick labels, the y tick labels and the
+    x axis label (for tests: the labels matplotlib really chose)."""
+    import matplotlib
+
+    _checked(points, size)
+    with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
+        figure, ax = _draw(points, title="", lang=lang, size=size)
+        figure.canvas.draw()
+        low, high = ax.get_xlim()
+        xs = [
+            label.get_text()
+            for label, value in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+            if low <= value <= high
+        ]
+        bottom, top = ax.get_ylim()
+        ys = [
+            label.get_text()
+            for label, value in zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)
+            if bottom <= value <= top
+        ]
+        return xs, ys, ax.get_xlabel()
 
 
 async def render_balance_chart_async(

@@ -40,6 +40,7 @@ from telegram.error import TelegramError
 
 from bot import render
 from bot.lanes import Lanes, Limiter, Priority, Step
+from bot.languages import personal
 from bot.service import (
     HOUSE_ID,
     GameService,
@@ -89,9 +90,10 @@ class View:
 
     @cached_property
     def actor(self) -> int | None:
-        """The person (not the house) whose move the game waits for."""
+        """The person (not the house) whose move the game waits for (on a paused table nobody's
+        clock runs: nobody is waited for)."""
         legal = self.game.legal_actions()
-        if legal.actor is None or legal.actor == HOUSE_ID or legal.phase not in TIMED:
+        if self.meta.paused or legal.actor in (None, HOUSE_ID) or legal.phase not in TIMED:
             return None
         return legal.actor
 
@@ -305,8 +307,7 @@ class Delivery:
         return user is not None and user.private_opened and not self.lanes.is_closed(player)
 
     def user_language(self, player: int) -> str | None:
-        user = self._user(player)
-        return user.language if user is not None else None
+        return personal(self._user(player))
 
     # ---------------------------------------------------------------- rendering
 
@@ -328,6 +329,8 @@ class Delivery:
             private_ok=frozenset(p for p in game.players if self._private_ok(p)),
             bot_username=self.bot_username,
             now=now,
+            chat_title=view.meta.chat_title,
+            paused=view.meta.paused,
         )
 
     def _table(self, view: View, snap: render.Snapshot) -> render.Rendered:
@@ -339,8 +342,9 @@ class Delivery:
             rendered = render.lobby(snap)
         else:
             rendered = render.table(snap, render.announce(snap, news_events(view.meta)))
-        if game.is_over or game.phase is Phase.ROUND_OVER:
-            # The result below carries the next-round buttons; a finished table has none.
+        if game.is_over or (game.phase is Phase.ROUND_OVER and not view.meta.paused):
+            # The result below carries the next-round buttons; a finished table has none (a
+            # paused one, posted anew below the result, carries them itself).
             rendered = render.Rendered(rendered.text, None)
         return rendered
 
@@ -557,8 +561,15 @@ class Delivery:
         elif view.game.round_no == 0:
             rendered = None  # a lobby that never dealt: its own message says it is closed
         else:
-            ended = render.session_end(snap, session_ended_from_dict(item["event"]))
-            rendered = render.Rendered(end_note(snap, view.meta) + ended.text, None)
+            ended_by = None
+            if view.meta.ended_by is not None and not view.meta.expired:
+                ended_by = snap.names.get(view.meta.ended_by, "?")
+            rendered = render.session_end(
+                snap,
+                session_ended_from_dict(item["event"]),
+                ended_by=ended_by,
+                expired=view.meta.expired,
+            )
         message_id = None
         if rendered is not None:
             try:
@@ -570,6 +581,11 @@ class Delivery:
             else:
                 message_id = sent.message_id
                 if rendered.markup is not None:
+                    # A result posted before the previous one's round moved on (its table
+                    # not shown yet) supersedes it: the older one's buttons go.
+                    older = self._results.get(game_id)
+                    if older is not None and older != message_id:
+                        self._strip_later(game_id, view.stored.chat_id, older)
                     self._results[game_id] = message_id
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
         async with self.storage.transaction() as tx:

@@ -22,6 +22,7 @@ from telegram import (
     InlineKeyboardMarkup,
     LinkPreviewOptions,
     Message,
+    ReplyParameters,
     Update,
     User,
 )
@@ -31,16 +32,16 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     ChatMemberHandler,
-    CommandHandler,
     ContextTypes,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot import chart, render
-from bot.callbacks import Act, GameButton, parse_game, parse_setting
+from bot import chart, render, settings_options
+from bot.callbacks import Act, GameButton, parse_end, parse_game, parse_setting
 from bot.delivery import Delivery, View
+from bot.languages import from_telegram, personal
 from bot.locks import KeyedLocks
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.service import (
@@ -50,6 +51,7 @@ from bot.service import (
     Duplicate,
     GameService,
     Outcome,
+    Refilled,
     Refused,
     meta_of,
 )
@@ -59,14 +61,15 @@ from bot.timers import TurnTimers
 from rules.errors import RulesError
 from rules.game import Game
 from rules.odds import odds_for
-from rules.variants import PRESETS, preset, with_overrides
-from storage import ChatSettings, Storage, StoredGame
+from rules.variants import PRESETS
+from storage import Storage, StorageError, StoredGame
 
 log = logging.getLogger(__name__)
 NAME_LIMIT = 64
 AMOUNT = re.compile(r"^\+?\d{1,15}$")
 ADMIN_TTL = 60.0
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+END_CONFIRM_SECONDS = 30  # how long «end the game?» waits for its asker's press
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
 ACT_COMMANDS = {
@@ -81,6 +84,7 @@ ACT_COMMANDS = {
     Act.STAND: "stand",
     Act.DARK: "dark",
     Act.NEXT: "next",
+    Act.RESUME: "resume",
 }
 
 
@@ -132,14 +136,65 @@ def is_group(chat: Chat | None) -> bool:
 
 
 async def language_for(rt: Runtime, chat_id: int, user: User | None) -> str:
-    """A user's own language where they chose one, else the chat's."""
-    if user is not None:
-        known = await rt.storage.get_user(user.id)
-        if known is not None and known.language:
-            return known.language
+    """The language of the answer to a command ``user`` typed in ``chat_id``: in a group, the
+    chat's when the answer is posted there, the person's when it goes to his private chat
+    (as `say` decides); in the private chat, the person's (`person_language`)."""
+    if chat_id < 0 and (user is None or not await private_reachable(rt, user.id)):
+        return (await rt.storage.get_chat(chat_id)).language
+    return await person_language(rt, user, chat_id)
+
+
+async def person_language(
+    rt: Runtime, user: User | None, chat_id: int, *, game_id: int | None = None
+) -> str:
+    """What ``user`` reads where only he reads (his private chat, alerts, toasts): his /lang,
+    else Telegram's language for him, else the language of the chat it is about — ``chat_id``
+    when a group, else the group of ``game_id``, else of the one game he sits in — else the
+    bot's default (`bot.languages`)."""
+    known = await rt.storage.get_user(user.id) if user is not None else None
+    own = personal(known, user.language_code if user is not None else None)
+    if own is not None:
+        return own
     if chat_id < 0:
         return (await rt.storage.get_chat(chat_id)).language
+    if game_id is None and user is not None:
+        seated = await rt.storage.seated_games(user.id)
+        game_id = seated[-1] if seated else None
+    view = rt.delivery.views().get(game_id) if game_id is not None else None
+    if view is not None:
+        return view.chat.language
+    stored = await rt.storage.load_game(game_id) if game_id is not None else None
+    if stored is not None:
+        return (await rt.storage.get_chat(stored.chat_id)).language
     return rt.settings.default_language
+
+
+async def private_reachable(rt: Runtime, user_id: int) -> bool:
+    """Whether an answer to this person goes to his private chat (`bot.replies`)."""
+    known = await rt.storage.get_user(user_id)
+    return known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user_id)
+
+
+async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Keep the language Telegram reports for the person (when the bot speaks it): messages
+    sent to him without an update of his (his cards, a turn warning) are written in it too."""
+    user = update.effective_user
+    if user is None or user.is_bot:
+        return
+    rt = runtime(context)
+    reported = from_telegram(user.language_code)
+    known = await rt.storage.get_user(user.id)
+    if (known.client_language if known is not None else None) == reported:
+        return
+    if known is None and reported is None:
+        return
+    try:
+        async with rt.storage.transaction() as tx:
+            await tx.upsert_user(user.id, display_name(user), client_language=reported)
+    except StorageError as error:  # the update itself still gets its answer
+        log.warning("language of user %s not saved: %s", user.id, error)
+        return
+    rt.delivery.forget_user(user.id)
 
 
 def _command_of(update: Update) -> str:
@@ -210,7 +265,7 @@ async def _answer_command(
     if user is not None and is_group(chat) and not in_group:
         known = await rt.storage.get_user(user.id)
         private_ok = known is not None and known.private_opened
-        lang = (await rt.storage.get_chat(chat.id)).language
+        lang = (await rt.storage.get_chat(chat.id)).language  # the pointer is the group's
     name = display_name(user) if user is not None else ""
     return rt.replies.answer(
         chat_id=chat.id,
@@ -352,7 +407,7 @@ async def command_game(
     rt: Runtime,
     lang: str,
     *,
-    none_text: str = "group_only",
+    none_text: str = "private-no_game",
 ) -> StoredGame | None:
     """The game a typed command means: the group's (topic's) game, or in the private chat the
     one game the person sits in. Answers why when there is none and returns None."""
@@ -380,36 +435,178 @@ async def _group_game_command(
     if message is None or user is None or chat is None:
         return
     lang = await language_for(rt, chat.id, user)
-    if not is_group(chat) and kind in PRIVATE_FORBIDDEN:
-        await say(update, context, render.text("group_only", lang))
-        return
+    # Lobby and table management stay in the group, where everyone sees them happen: the
+    # command table (`bot.commands`) does not route those here from a private chat.
     stored = await command_game(update, context, rt, lang)
     if stored is None:
         return
-    amount = None
-    if needs_amount:
-        amount = parse_amount(context.args)
-        if amount is None:
-            legal = rt.service.game(stored).legal_actions()
-            await say(
-                update,
-                context,
-                render.refusal(
-                    "bad_amount", {"minimum": 1, "maximum": max(legal.maximum, 1)}, lang
-                ),
-            )
-            return
+    # A missing or unusable amount goes to the service too: the engine says what is wrong
+    # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
+    amount = parse_amount(context.args) if needs_amount else None
     if kind == "end" and not await _may_end(rt, context, stored, user.id):
         await say(update, context, render.refusal("not_allowed", {}, lang))
         return
     try:
-        await perform(
+        outcome = await perform(
             rt, stored.game_id, actor_of(user), Command(kind, amount), update_id=update.update_id
         )
     except Refused as refused:
         await say(update, context, render.refusal(refused.code, refused.params, lang))
     except Duplicate:
         log.info("duplicate update %s ignored", update.update_id)
+    else:
+        await _say_refilled(update, context, outcome, lang)
+        if kind == "join" and joined_mid_round(outcome, user.id):
+            await say(update, context, render.text("joined_next", lang))
+
+
+def joined_mid_round(outcome: Outcome, user_id: int) -> bool:
+    """The person was seated while a round is played: he sits in from the next one."""
+    game = outcome.game
+    return game.in_round and game.is_seated(user_id) and user_id not in game.hands
+
+
+async def cmd_endgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/endgame asks first: a slip of the finger must not end a whole evening. The question goes
+    to the group (where the game is), and only its asker's press, within
+    :data:`END_CONFIRM_SECONDS`, ends the game (`on_end_button`)."""
+    found = await group_context(update, context)
+    if found is None:
+        return
+    rt, chat, user, lang = found
+    stored = await command_game(update, context, rt, lang)
+    if stored is None:
+        return
+    if not await _may_end(rt, context, stored, user.id):
+        await say(update, context, render.refusal("not_allowed", {}, lang))
+        return
+    message = update.effective_message
+    group_lang = (await rt.storage.get_chat(chat.id)).language
+    name, game_id = display_name(user), stored.game_id
+    asks = _end_asks(context)
+
+    async def send() -> object:
+        # The clock starts when the question is shown, not when it was queued.
+        expires = int(rt.service.clock()) + END_CONFIRM_SECONDS
+        shown = render.end_confirm(name, game_id, user.id, expires, END_CONFIRM_SECONDS, group_lang)
+        sent = await context.bot.send_message(
+            chat.id,
+            shown.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=shown.markup,
+            message_thread_id=thread_of(message) or None,
+            reply_parameters=(
+                ReplyParameters(message.message_id, allow_sending_without_reply=True)
+                if message is not None
+                else None
+            ),
+            **rt.delivery.lanes.send_args(),
+        )
+        key = (chat.id, sent.message_id)
+        # Unanswered, the question says so and loses its buttons (one edit, at the lowest
+        # priority: never before the game's own messages).
+        asks[key] = asyncio.get_running_loop().call_later(
+            END_CONFIRM_SECONDS,
+            lambda: _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang)),
+        )
+        return sent
+
+    rt.delivery.lanes.post(chat.id, send, "end confirmation")
+
+
+def _end_asks(context: ContextTypes.DEFAULT_TYPE) -> dict[tuple[int, int], asyncio.TimerHandle]:
+    """The open «end the game?» questions: (chat, message) -> the timer that closes it."""
+    asks: dict[tuple[int, int], asyncio.TimerHandle] = context.application.bot_data.setdefault(
+        "end_asks", {}
+    )
+    return asks
+
+
+def _close_end_ask(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, key: tuple[int, int], note: str | None
+) -> None:
+    """The question is answered or expired: edit it to ``note`` (no buttons), or with no note
+    delete it (the game's summary follows it)."""
+    timer = _end_asks(context).pop(key, None)
+    if timer is not None:
+        timer.cancel()
+    chat_id, message_id = key
+
+    async def close() -> object:
+        try:
+            if note is None:
+                return await context.bot.delete_message(
+                    chat_id, message_id, **rt.delivery.lanes.send_args()
+                )
+            return await context.bot.edit_message_text(
+                note,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=None,
+                **rt.delivery.lanes.send_args(),
+            )
+        except TelegramError as error:
+            # Already closed (edited, deleted) by an earlier press or a previous run.
+            log.info("end question chat=%s message=%s not closed: %s", chat_id, message_id, error)
+            return None
+
+    rt.delivery.lanes.post(chat_id, close, "end question closed")
+
+
+async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The answer to «end the game?»: only the asker's, only in time."""
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    user = query.from_user
+    chat_id = query.message.chat.id
+    lang = await language_for(rt, chat_id, user)
+    button = parse_end(query.data)
+    if button is None:
+        await _alert(query, render.refusal("stale_button", {}, lang))
+        return
+    key = (chat_id, query.message.message_id)
+    group_lang = (await rt.storage.get_chat(chat_id)).language if chat_id < 0 else lang
+    if user.id != button.user_id:
+        asker = await rt.storage.get_user(button.user_id)
+        await _alert(query, render.end_not_yours(asker.name if asker is not None else "?", lang))
+        return
+    if not button.yes:
+        await _answer(query)
+        kept = render.text("endgame-kept", group_lang, name=display_name(user))
+        _close_end_ask(rt, context, key, kept)
+        return
+    if rt.service.clock() > button.expires:
+        await _alert(query, render.text("endgame-expired", lang))
+        _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang))
+        return
+    stored = await rt.storage.load_game(button.game_id)
+    if stored is None or stored.status == "finished" or stored.chat_id != chat_id:
+        await _alert(query, render.text("endgame-over", lang))
+        _close_end_ask(rt, context, key, None)
+        return
+    if not await _may_end(rt, context, stored, user.id):
+        await _alert(query, render.refusal("not_allowed", {}, lang))
+        return
+    try:
+        await perform(
+            rt,
+            button.game_id,
+            actor_of(user),
+            Command("end"),
+            update_id=update.update_id,
+            origin=chat_id,
+        )
+    except Refused as refused:
+        await _alert(query, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        await _answer(query)
+        return
+    await _answer(query)
+    _close_end_ask(rt, context, key, None)
 
 
 async def _may_end(
@@ -449,7 +646,12 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     try:
         outcome = await rt.service.open_lobby(
-            chat.id, thread_of(message), actor_of(user), preset_name, update_id=update.update_id
+            chat.id,
+            thread_of(message),
+            actor_of(user),
+            preset_name,
+            update_id=update.update_id,
+            chat_title=chat.title or "",
         )
     except Refused as refused:
         await say(update, context, render.refusal(refused.code, refused.params, lang))
@@ -458,6 +660,25 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
     await rt.delivery.committed(view_of(outcome))
+    await _say_refilled(update, context, outcome, lang)
+
+
+def refill_of(outcome: Outcome) -> Refilled | None:
+    """The chips a broke player was given back as he sat down in this action, if any."""
+    return next((e for e in outcome.events if isinstance(e, Refilled)), None)
+
+
+async def _say_refilled(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, outcome: Outcome, lang: str
+) -> None:
+    """A typed /join or /newgame that refilled the player says so (his chips came back)."""
+    refill, user = refill_of(outcome), update.effective_user
+    if refill is None or user is None:
+        return
+    line = render.text(
+        "refill-done", lang, name=display_name(user), amount=refill.amount, balance=refill.balance
+    )
+    await say(update, context, line)
 
 
 async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -556,11 +777,11 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await cmd_help(update, context)
         return
     async with rt.storage.transaction() as tx:
-        known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+        await tx.upsert_user(user.id, display_name(user), private_opened=True)
     rt.delivery.forget_user(user.id)
-    lang = known.language or rt.settings.default_language
     payload = context.args[0] if context.args else ""
     match = re.fullmatch(r"g([1-9]\d{0,11})", payload)
+    lang = await person_language(rt, user, user.id, game_id=int(match.group(1)) if match else None)
     if match:
         game_id = int(match.group(1))
         stored = await rt.storage.load_game(game_id)
@@ -588,7 +809,27 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = await language_for(rt, chat.id, user)
     name = context.args[0].lower() if context.args else None
     if name is None:
-        name = (await rt.storage.get_chat(chat.id)).preset if is_group(chat) else "classic36"
+        # Without a name: the rules being played here — the running game's (the private chat:
+        # of the one game its person sits in), else what the chat's next game would be.
+        stored: StoredGame | None = None
+        if is_group(chat):
+            stored = await rt.service.active_game(chat.id, thread_of(update.effective_message))
+        elif user is not None:
+            seated = await rt.storage.seated_games(user.id)
+            stored = await rt.storage.load_game(seated[0]) if len(seated) == 1 else None
+        if stored is not None and stored.status != "finished":
+            variant = rt.service.game(stored).variant
+            await say(update, context, render.rules_text(variant.name, lang, variant, running=True))
+            return
+        if is_group(chat):
+            settings = await rt.storage.get_chat(chat.id)
+            try:
+                chats = rt.service.variant_for(settings, None)
+            except Refused:  # overrides a newer version refuses: the preset as it is
+                chats = PRESETS.get(settings.preset, PRESETS["classic36"])
+            await say(update, context, render.rules_text(chats.name, lang, chats))
+            return
+        name = "classic36"
     if name not in PRESETS:
         await say(
             update,
@@ -600,13 +841,52 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def cmd_balance(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    chat = update.effective_chat
+    if chat is not None and not is_group(chat):
+        await _private_balances(update, context)
+        return
     found = await group_context(update, context)
     if found is None:
         return
     rt, chat, user, lang = found
     player = await rt.storage.get_player(chat.id, user.id)
     amount = player.balance if player is not None else rt.settings.starting_balance
-    await say(update, context, render.balance(display_name(user), amount, lang))
+    bank = await rt.storage.held_bank(chat.id, user.id)  # a banker's chips are in it too
+    line = render.balance(display_name(user), amount + bank, lang, bank)
+    # A broke player learns how his chips come back (they do as he sits down).
+    outlook = await rt.service.refill_outlook(
+        chat.id, thread_of(update.effective_message), user.id, amount + bank
+    )
+    if outlook is not None:
+        code, params = outlook
+        line += "\n" + render.text(f"refill-balance_{code}", lang, **params)
+    await say(update, context, line)
+
+
+BALANCE_CHATS = 10  # chats listed by a private /balance (one getChat each, for its title)
+
+
+async def _private_balances(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /balance: the person's chips in every chat he plays in (a balance belongs to
+    its chat), named by the chats' titles."""
+    rt = runtime(context)
+    user = update.effective_user
+    if user is None:
+        return
+    lang = await language_for(rt, user.id, user)
+    seats = (await rt.storage.player_chats(user.id))[:BALANCE_CHATS]
+
+    async def title(chat_id: int) -> str | None:
+        try:
+            found = await context.bot.get_chat(chat_id)
+        except TelegramError as error:  # the bot was removed, the chat is gone
+            log.info("getChat %s for /balance failed: %s", chat_id, error)
+            return None
+        return found.title or None
+
+    titles = await asyncio.gather(*(title(seat.chat_id) for seat in seats))
+    rows = [(name, seat.balance) for name, seat in zip(titles, seats, strict=True)]
+    await say(update, context, render.balances(rows, lang))
 
 
 def month_start(now: float) -> float:
@@ -765,7 +1045,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if is_group(chat):
         if not await is_admin(rt, context, chat.id, user.id):
-            await say(update, context, render.refusal("not_allowed", {}, lang))
+            await say(update, context, render.refusal("admins_only", {}, lang))
             return
         settings = await rt.storage.get_chat(chat.id)
         async with rt.storage.transaction() as tx:
@@ -783,7 +1063,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     rt, chat, user, lang = found
     if not await is_admin(rt, context, chat.id, user.id):
-        await say(update, context, render.refusal("not_allowed", {}, lang))
+        await say(update, context, render.refusal("admins_only", {}, lang))
         return
     settings = await rt.storage.get_chat(chat.id)
     menu = render.settings_menu(settings, settings.language)
@@ -797,13 +1077,36 @@ async def on_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     if user is None:
         return
     async with rt.storage.transaction() as tx:
-        known = await tx.upsert_user(user.id, display_name(user), private_opened=True)
+        await tx.upsert_user(user.id, display_name(user), private_opened=True)
     rt.delivery.forget_user(user.id)
-    await say(
-        update,
-        context,
-        render.help_text(known.language or rt.settings.default_language, private=True),
-    )
+    lang = await person_language(rt, user, user.id)
+    await say(update, context, render.help_text(lang, private=True))
+
+
+async def on_unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command the bot does not know, typed in the private chat: say so, with the help."""
+    rt = runtime(context)
+    user = update.effective_user
+    if user is None:
+        return
+    lang = await person_language(rt, user, user.id)
+    await say(update, context, render.text("private-unknown_command", lang))
+
+
+def answer_with(key: str) -> Handler:
+    """A handler that only answers with the text ``key`` (a command typed where it does not
+    work: «this command works in a group»)."""
+
+    async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        rt = runtime(context)
+        chat = update.effective_chat
+        if chat is None:
+            return
+        lang = await language_for(rt, chat.id, update.effective_user)
+        await say(update, context, render.text(key, lang))
+
+    handler.__name__ = f"answer_{key}"
+    return handler
 
 
 # -------------------------------------------------------------------- buttons
@@ -816,8 +1119,11 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         return
     user = query.from_user
     origin = query.message.chat.id if query.message is not None else user.id
-    lang = await language_for(rt, origin, user)
     button = parse_game(query.data)
+    # A toast or an alert is read by the presser alone: in his language.
+    lang = await person_language(
+        rt, user, origin, game_id=button.game_id if button is not None else None
+    )
     if button is None:
         await _alert(query, render.refusal("stale_button", {}, lang))
         return
@@ -901,7 +1207,12 @@ async def _acknowledge(
             # A bot cannot write first: this opens the private chat with a deep link.
             await _answer(query, url=rt.deep_link(outcome.stored.game_id))
             return
-        await _answer(query, render.text("joined", lang))
+        refill = refill_of(outcome)
+        if refill is not None:
+            await _answer(query, render.text("refill-toast", lang, amount=refill.amount))
+            return
+        joined = "joined_next" if joined_mid_round(outcome, user.id) else "joined"
+        await _answer(query, render.text(joined, lang))
         return
     if kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
         snap = rt.delivery.snapshot(view_of(outcome), lang)
@@ -924,18 +1235,6 @@ async def _alert(query: CallbackQuery, text: str) -> None:
         log.info("answerCallbackQuery failed: %s", error)
 
 
-SETTING_OPTIONS: dict[str, tuple[str, ...]] = {
-    "preset": tuple(PRESETS),
-    "dark_draw": ("on", "off"),
-    "fine": ("0", "50", "100"),
-    "acelow": ("on", "off"),
-    "timeout": ("30", "60", "120"),
-    "house": ("on", "off"),
-    "lang": ("ru", "en"),
-    "close": ("x",),
-}
-
-
 async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = runtime(context)
     query = update.callback_query
@@ -943,31 +1242,33 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         return
     user = query.from_user
     chat_id = query.message.chat.id
-    lang = await language_for(rt, chat_id, user)
+    lang = await person_language(rt, user, chat_id)
     button = parse_setting(query.data)
     if (
         button is None
         or button.chat_id != chat_id
-        or button.value not in SETTING_OPTIONS.get(button.key, ())
+        or not settings_options.valid(button.key, button.value)
     ):
         await _alert(query, render.refusal("stale_button", {}, lang))
         return
     if not await is_admin(rt, context, chat_id, user.id):
-        await _alert(query, render.refusal("not_allowed", {}, lang))
+        await _alert(query, render.refusal("admins_only", {}, lang))
         return
     settings = await rt.storage.get_chat(chat_id)
-    if button.key == "close":
+    if button.key == settings_options.CLOSE:
         await _answer(query)
         _edit_later(rt, query, render.text("settings-saved", settings.language), None)
         return
     try:
-        updated = apply_setting(settings, button.key, button.value)
-    except RulesError as error:
-        await _alert(query, render.refusal(error.code, error.params, lang) + f" ({error})"[:120])
+        updated = settings_options.apply(settings, button.key, button.value)
+    except RulesError:
+        # The catalog's words for what does not go together, never the engine's English.
+        await _alert(query, render.setting_refusal(button.key, lang))
         return
     async with rt.storage.transaction() as tx:
         await tx.save_chat_settings(updated)
-    await _answer(query, render.text("settings-saved", updated.language))
+    lang = await person_language(rt, user, chat_id)  # the chat's may have just changed
+    await _answer(query, render.text("settings-saved", lang))
     menu = render.settings_menu(updated, updated.language)
     _edit_later(rt, query, menu.text, menu.markup)
 
@@ -997,30 +1298,13 @@ def _edit_later(
     rt.delivery.lanes.post(message.chat.id, edit, "settings menu")
 
 
-def apply_setting(settings: ChatSettings, key: str, value: str) -> ChatSettings:
-    """The chat's settings with one change; an invalid combination raises InvalidVariant."""
-    if key == "preset":
-        return replace(settings, preset=value, overrides={})
-    if key == "lang":
-        return replace(settings, language=value)
-    if key == "timeout":
-        return replace(settings, turn_timeout=int(value))
-    if key == "house":
-        return replace(settings, house_banker=value == "on")
-    names = {"dark_draw": "dark_draw", "fine": "bust_fine_percent", "acelow": "ace_low_on_bust"}
-    parsed: Any = int(value) if key == "fine" else value == "on"
-    overrides = dict(settings.overrides) | {names[key]: parsed}
-    with_overrides(preset(settings.preset), overrides)
-    return replace(settings, overrides=overrides)
-
-
 async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     rt = runtime(context)
     query = update.callback_query
     if query is None:
         return
     origin = query.message.chat.id if query.message is not None else query.from_user.id
-    lang = await language_for(rt, origin, query.from_user)
+    lang = await person_language(rt, query.from_user, origin)
     await _alert(query, render.refusal("stale_button", {}, lang))
 
 
@@ -1033,33 +1317,15 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         lang = "ru"
         try:
             rt = runtime(context)
+            lang = rt.settings.default_language
             origin = query.message.chat.id if query.message is not None else query.from_user.id
-            lang = await language_for(rt, origin, query.from_user)
+            lang = await person_language(rt, query.from_user, origin)
         except Exception:  # the error may be the storage itself: answer all the same
             log.debug("no language for the error alert", exc_info=True)
         await _alert(query, render.text("error-internal", lang))
 
 
 # -------------------------------------------------------------------- registration
-
-
-# Lobby and table management stay in the group, where everyone sees them happen.
-PRIVATE_FORBIDDEN = frozenset({"join", "start", "cancel", "end", "next"})
-
-GAME_COMMANDS: dict[str, tuple[str, bool]] = {
-    "join": ("join", False),
-    "leave": ("leave", False),
-    "deal": ("start", False),
-    "cancel": ("cancel", False),
-    "bank": ("bank", True),
-    "bet": ("bet", True),
-    "hit": ("hit", False),
-    "stand": ("stand", False),
-    "dark": ("dark", False),
-    "pass": ("pass", False),
-    "next": ("next", False),
-    "endgame": ("end", False),
-}
 
 
 async def on_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -1116,30 +1382,16 @@ async def on_lost_chat(rt: Runtime, chat_id: int, verdict: Verdict) -> None:
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Every handler, in order, in one place. Commands answer new messages only: an edited
     message must not run its command again."""
+    # The command table refers to the handlers of this module: imported once they exist.
+    from bot import commands
+
     new = filters.UpdateType.MESSAGE
-
-    def command(name: str, callback: Handler) -> None:
-        application.add_handler(CommandHandler(name, callback, filters=new))
-
+    application.add_handler(TypeHandler(Update, remember_language), group=-2)
     application.add_handler(TypeHandler(Update, reopen_chat), group=-1)
-    command("start", cmd_start)
-    command("newgame", cmd_newgame)
-    for name, (kind, needs_amount) in GAME_COMMANDS.items():
-        command(name, game_command(kind, needs_amount=needs_amount))
-    command("table", cmd_table)
-    command("hand", cmd_hand)
-    command("odds", cmd_odds)
-    command("balance", cmd_balance)
-    command("top", cmd_top)
-    command("stats", cmd_stats)
-    command("chart", cmd_chart)
-    command("verify", cmd_verify)
-    command("rules", cmd_rules)
-    command("settings", cmd_settings)
-    command("lang", cmd_lang)
-    command("help", cmd_help)
+    commands.register(application)
     application.add_handler(CallbackQueryHandler(on_game_button, pattern=r"^g:"))
     application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
+    application.add_handler(CallbackQueryHandler(on_end_button, pattern=r"^e:"))
     application.add_handler(CallbackQueryHandler(on_unknown_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
     application.add_handler(ChatMemberHandler(on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER))

@@ -15,9 +15,10 @@ from fractions import Fraction
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import Act, GameButton, SettingButton
+from bot.callbacks import Act, EndButton, GameButton, SettingButton
 from bot.i18n import has, number, t, t_map
-from bot.service import HOUSE_ID, HOUSE_NAMES
+from bot.service import HOUSE_ID, house_name
+from bot.settings_options import CLOSE, CLOSE_VALUE, OPTIONS
 from rules.cards import Card
 from rules.events import (
     BankBroken,
@@ -51,6 +52,7 @@ MAX_TEXT = 4096
 MAX_ALERT = 200
 NAME_LIMIT = 32  # characters of a display name shown (before escaping)
 HIDDEN = "🂠"
+JOKER = "★"
 DEEP_LINK_PREFIX = "g"  # t.me/<bot>?start=g<game id>
 PRESET_ORDER = ("classic36", "home36", "big54", "twodecks104")
 ROUND_PHASES = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
@@ -71,6 +73,7 @@ class Snapshot:
     bot_username: str
     now: float
     chat_title: str = ""  # the group's title (raw), for the private hand message
+    paused: bool = False  # nobody played, so the table waits (bot.service.Meta.paused)
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,9 @@ class Rendered:
 
 
 def card(c: Card) -> str:
-    """``10♥``, ``A♠``, ``🃏``."""
-    return str(c)
+    """``10♥``, ``A♠``, ``★``: the joker gets a glyph of its own, since 🃏 is the game's logo
+    and the «Ещё карту» button; a hand «10♠ 🃏» would read as a card and a stray emblem."""
+    return JOKER if c.is_joker else str(c)
 
 
 def cards_text(cards: Sequence[Card | None]) -> str:
@@ -184,19 +188,40 @@ def deep_link(s: Snapshot) -> str | None:
 # ---------------------------------------------------------------------- amounts
 
 
+# Leading digits of the amounts a button may show: 100, 150, 200, 250, 300, 400, 500, 600, 750,
+# 800 and their tens and thousands — what people say at a table, not 105, 262 or 525.
+_NICE = (10, 15, 20, 25, 30, 40, 50, 60, 75, 80)
+
+
+def nice_floor(amount: int) -> int:
+    """The largest round amount not above ``amount`` (0 below 1): 1050 → 1000, 262 → 250."""
+    if amount < 1:
+        return 0
+    if amount < 10:
+        return amount
+    scale = 1
+    while amount >= 100 * scale:
+        scale *= 10
+    return max(n * scale for n in _NICE if n * scale <= amount)
+
+
 def bank_amounts(maximum: int) -> list[int]:
-    """Quick bank amounts: 10%, 25%, 50% and all of the maximum, deduplicated, each ≤ maximum."""
+    """Quick bank amounts: round numbers near 10%, 25% and 50% of the maximum, and the whole
+    maximum, deduplicated, each ≤ maximum."""
     if maximum < 1:
         return []
-    picks = {max(1, maximum * p // 100) for p in (10, 25, 50)} | {maximum}
+    picks = {max(1, nice_floor(maximum * p // 100)) for p in (10, 25, 50)} | {maximum}
     return sorted(a for a in picks if 1 <= a <= maximum)
 
 
 def stake_amounts(minimum: int, maximum: int) -> list[int]:
-    """Quick stakes: the minimum, ~10%, ~25%, ~50% and the maximum, deduplicated."""
+    """Quick stakes: the minimum, round numbers near 10%, 25% and 50% of the maximum, and the
+    maximum, deduplicated."""
     if maximum < minimum or maximum < 1:
         return []
-    picks = {minimum, maximum} | {max(minimum, maximum * p // 100) for p in (10, 25, 50)}
+    picks = {minimum, maximum} | {
+        max(minimum, nice_floor(maximum * p // 100)) for p in (10, 25, 50)
+    }
     return sorted(a for a in picks if minimum <= a <= maximum)
 
 
@@ -224,6 +249,9 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
             rows.append([_button(t("btn-decline_bank", lang), s, Act.PASS)])
     elif legal.phase is Phase.STAKE and "stake" in legal.actions:
         amounts = stake_amounts(legal.minimum, legal.maximum)
+        cover = game.stake_cover(legal.actor) if legal.actor is not None else legal.maximum
+        if legal.minimum <= cover < legal.maximum and cover not in amounts:
+            amounts = sorted([*amounts, cover])  # the most the bank is sure to pay, one tap away
         buttons = []
         for a in amounts:
             if a == legal.maximum and a > legal.minimum:
@@ -232,7 +260,11 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
                 key = "btn-va_bank"
             else:
                 key = "btn-stake"
-            buttons.append(_button(t(key, lang, amount=a), s, Act.BET, a))
+            label = t(key, lang, amount=a)
+            if a > cover:
+                # The bank may not pay this stake in full: the button says so before the tap.
+                label = t("btn-stake_uncovered", lang, label=label)
+            buttons.append(_button(label, s, Act.BET, a))
         rows.extend(_chunks(buttons, 4))
     elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
         row = []
@@ -250,6 +282,8 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
         if "pass_bank" in legal.actions:
             row.append(_button(t("btn-pass_bank", lang), s, Act.PASS))
         rows.append(row)
+    if s.paused and legal.phase in TIMED_PHASES:
+        rows.append([_button(t("btn-resume", lang), s, Act.RESUME)])
     if peek and legal.phase in ROUND_PHASES:
         rows.append([_button(t("btn-peek", lang), s, Act.PEEK)])
     return rows
@@ -274,7 +308,7 @@ def lobby(s: Snapshot) -> Rendered:
         if seat.player in s.private_ok:
             marks.append("✉")
         if seat.player == s.creator_id:
-            marks.append(f"({t('lobby.creator', lang)})")
+            marks.append(f"({t('lobby-creator', lang)})")
         suffix = (" " + " ".join(marks)) if marks else ""
         body.append(f"{index}. {_name(s, seat.player)}{suffix}")
     if not game.seats:
@@ -382,43 +416,86 @@ def _prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     actor = legal.actor
     if legal.phase is Phase.BANK and actor is not None:
         return t("prompt-bank", lang, name=_name(s, actor), maximum=legal.maximum)
+    if s.paused and game.phase is not Phase.ROUND_OVER and actor is not None:
+        return t("prompt-paused", lang, name=_name(s, actor))
     if legal.phase is Phase.STAKE and actor is not None:
-        return t(
+        prompt = t(
             "prompt-stake",
             lang,
             name=_name(s, actor),
             minimum=legal.minimum,
             maximum=legal.maximum,
         )
+        return prompt + _cover_note(game, actor, legal, lang)
     if legal.phase is Phase.DRAW and actor is not None:
         return t("prompt-draw", lang, name=_name(s, actor))
     if legal.phase is Phase.BANKER and actor is not None:
         return t("prompt-banker", lang, name=_name(s, actor))
     if game.phase is Phase.ROUND_OVER:
-        return t("prompt-round_over", lang)
+        return next_round_note(s, lang) or t("prompt-round_over", lang)
     if game.phase is Phase.ENDED:
-        return t("prompt-ended", lang)
+        # The summary with the final balances is the message below: the table only says so.
+        return t("prompt-ended_below" if game.round_no else "prompt-ended", lang)
     return ""
 
 
+def _cover_note(game: Game, player: int, legal: Legal, lang: str) -> str:
+    """« · ⚠ the bank is sure to pay up to N» when a stake within the range may be paid only in
+    part (the bank may owe the others first); empty when every allowed stake is covered."""
+    cover = game.stake_cover(player)
+    if cover >= legal.maximum:
+        return ""
+    return " · " + t("prompt-stake_cover", lang, cover=cover)
+
+
+def next_round_note(s: Snapshot, lang: str) -> str:
+    """Between rounds: the table waits (paused), or the next round deals itself in N s."""
+    if s.game.phase is not Phase.ROUND_OVER:
+        return ""
+    if s.paused:
+        return t("prompt-paused_between", lang)
+    if s.deadline is None:
+        return ""
+    seconds = max(0, int(s.deadline - s.now + 0.999))
+    return t("prompt-next_round_in", lang, seconds=seconds)
+
+
 def _time_left(s: Snapshot, lang: str) -> str:
-    if s.deadline is None or s.game.phase not in TIMED_PHASES:
+    if s.deadline is None or s.game.phase not in TIMED_PHASES or s.paused:
         return ""
     seconds = max(0, int(s.deadline - s.now + 0.999))
     return t("table-time_left", lang, seconds=seconds)
+
+
+def shown_round(game: Game) -> int:
+    """The number of the round a table (or hand) is about: while the bank is being named it is
+    the round to come, not the one before it."""
+    return game.round_no + 1 if game.phase is Phase.BANK else game.round_no
 
 
 def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     """The live table message of the group; ``news`` (from :func:`announce`) goes at the end."""
     game, lang = s.game, s.lang
     preset = _preset_label(game.variant.name, lang)
-    if game.round_no:
-        header = t("table-header", lang, round=game.round_no, preset=preset)
+    round_no = shown_round(game)
+    if round_no:
+        header = t("table-header", lang, round=round_no, preset=preset)
     else:
         header = t("table-header_first", lang, preset=preset)
     head = [header]
     if game.banker is not None:
-        head.append(t("table-banker", lang, name=_name(s, game.banker), bank=game.bank))
+        # Both what is in the bank and what the banker keeps besides: his chips are the two.
+        own = game.seat(game.banker).balance if game.is_seated(game.banker) else 0
+        head.append(
+            t(
+                "table-banker_own",
+                lang,
+                name=_name(s, game.banker),
+                bank=game.bank,
+                own=own,
+                total=own + game.bank,
+            )
+        )
     else:
         head.append(t("table-no_banker", lang))
     if game.bottom is not None and game.phase in ROUND_PHASES:
@@ -469,7 +546,12 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
 # ---------------------------------------------------------------------- showdown
 
 
-def _payment(stake: int, net: int, outcome: str, fine_percent: int, lang: str) -> str:
+def _payment(stake: int, net: int, outcome: str, fine_percent: int, lang: str, due: int = 0) -> str:
+    if net > 0 and due > net:
+        # The bank ran dry before this winner: say what was due and why it is less.
+        return t("pay-win_short", lang, amount=net, due=due)
+    if outcome == "push" and net == 0 and due > 0:
+        return t("pay-push_dry", lang, due=due)
     if outcome == "win" or net > 0:
         return t("pay-win", lang, amount=net)
     if outcome == "lose" or net < 0:
@@ -520,7 +602,9 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
                 name=_name(s, r.player),
                 cards=_codes_text(r.cards) or t("table-no_cards", lang),
                 total=total,
-                payment=_payment(r.stake, r.net, r.outcome, game.variant.bust_fine_percent, lang),
+                payment=_payment(
+                    r.stake, r.net, r.outcome, game.variant.bust_fine_percent, lang, r.due
+                ),
             )
         )
     tail = [
@@ -529,10 +613,22 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
         t("result-bank", lang, bank=settled.bank),
         t("result-balances", lang),
     ]
+    # The banker's chips are his balance and the bank he holds (back to him when it passes).
     balances = [
-        t("result-balance_row", lang, name=_name(s, p), amount=amount)
+        t(
+            "result-balance_row_bank",
+            lang,
+            name=_name(s, p),
+            amount=amount + settled.bank,
+            bank=settled.bank,
+        )
+        if p == settled.banker and settled.bank > 0
+        else t("result-balance_row", lang, name=_name(s, p), amount=amount)
         for p, amount in settled.balances
     ]
+    note = next_round_note(s, lang) if game.phase is Phase.ROUND_OVER else ""
+    if note:
+        balances = [*balances, "", note]
     deck = _deck_reveal(settled, lang)
     text_ = _fit(head, body, [*tail, *balances, *deck], lang)
     if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
@@ -577,12 +673,13 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
             t("verify-recycled" if shuffle.recycled else "verify-shuffle", lang, n=n),
             t("verify-commitment", lang, value=html.escape(shuffle.commitment)),
             t("verify-salt", lang, value=html.escape(shuffle.salt)),
-            t("verify-order", lang, value=html.escape(" ".join(shuffle.order))),
+            # Cards as the table shows them; the codes that are hashed are explained in words.
+            t("verify-order", lang, value=_codes_text(shuffle.order)),
             t(
                 "verify-dealt",
                 lang,
                 count=len(shuffle.dealt),
-                value=html.escape(" ".join(shuffle.dealt)) or "—",
+                value=_codes_text(shuffle.dealt) or "—",
             ),
             t("verify-hash_ok" if hash_ok else "verify-hash_bad", lang)
             + " · "
@@ -593,13 +690,24 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
     return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
 
 
-def session_end(s: Snapshot, ended: SessionEnded) -> Rendered:
+def session_end(
+    s: Snapshot, ended: SessionEnded, *, ended_by: str | None = None, expired: bool = False
+) -> Rendered:
+    """The one summary of a finished game: a single line saying why (who ended it — ``ended_by``
+    is that person's raw name —, that it expired, or the rule that ended it), then the final
+    balances."""
     lang = s.lang
-    reason_key = f"end-reason-{ended.reason}"
-    reason = t(reason_key, lang)
-    if reason == reason_key:
-        reason = t("end-reason-other", lang)
-    head = [t("end-header", lang), reason, "", t("end-balances", lang)]
+    if ended_by is not None:
+        head = [t("end-header_by", lang, name=escape_name(ended_by))]
+    elif expired:
+        head = [t("game-expired", lang)]
+    else:
+        reason_key = f"end-reason-{ended.reason}"
+        reason = t(reason_key, lang)
+        if reason == reason_key:
+            reason = t("end-reason-other", lang)
+        head = [t("end-header", lang), reason, *_end_details(s, ended, lang)]
+    head += ["", t("end-balances", lang)]
     ranked = sorted(ended.balances, key=lambda pair: -pair[1])
     body = [
         f"{MEDALS[i] if i < len(MEDALS) else f'{i + 1}.'} "
@@ -608,6 +716,46 @@ def session_end(s: Snapshot, ended: SessionEnded) -> Rendered:
     ]
     tail = ["", t("end-new_game", lang)]
     return Rendered(_fit(head, body, tail, lang), None)
+
+
+def _end_details(s: Snapshot, ended: SessionEnded, lang: str) -> list[str]:
+    """Why nobody could take the bank: who turned it down, who had no chips, who held it."""
+    if ended.reason not in ("no_banker", "all_dealt", "no_players"):
+        return []
+    lines = []
+    groups = [("end-declined", ended.declined), ("end-broke", ended.broke)]
+    if ended.reason != "no_players" and ended.declined:
+        groups.append(("end-dealt", ended.dealt))
+    for key, players in groups:
+        if players:
+            lines.append(t(key, lang, names=", ".join(_name(s, p) for p in players)))
+    return lines
+
+
+def end_confirm(
+    name: str, game_id: int, user_id: int, expires: int, seconds: int, lang: str
+) -> Rendered:
+    """«End the game?» in the group: buttons only the asker's press counts on, until
+    ``expires`` (unix time)."""
+    rows = [
+        [
+            InlineKeyboardButton(
+                t("btn-endgame_yes", lang),
+                callback_data=EndButton(game_id, user_id, expires, True).encode(),
+            ),
+            InlineKeyboardButton(
+                t("btn-endgame_no", lang),
+                callback_data=EndButton(game_id, user_id, expires, False).encode(),
+            ),
+        ]
+    ]
+    body = t("endgame-confirm", lang, name=escape_name(name), seconds=seconds)
+    return Rendered(body, InlineKeyboardMarkup(rows))
+
+
+def end_not_yours(name: str, lang: str) -> str:
+    """The alert for someone else's press on «end the game?» (plain text: alerts have no HTML)."""
+    return _clip_alert(t("endgame-not_yours", lang, name=_short(name)))
 
 
 # ---------------------------------------------------------------------- private hand
@@ -629,8 +777,8 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     game = s.game
     chat = html.escape(_short(s.chat_title, 48)) if s.chat_title.strip() else ""
     chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
-    if game.round_no:
-        lines = [t("hand-header", lang, chat=chat, round=game.round_no)]
+    if shown_round(game):
+        lines = [t("hand-header", lang, chat=chat, round=shown_round(game))]
     else:
         lines = [t("hand-header_first", lang, chat=chat)]
     if not game.is_seated(player):
@@ -666,13 +814,19 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         lines.append(t("hand-bottom", lang, card=card(game.bottom)))
     legal = game.legal_actions()
     mine = legal.actor == player and legal.phase in TIMED_PHASES
-    if own is not None and game.phase is not Phase.LOBBY and not mine:
+    if game.phase is Phase.ENDED:
+        # Not «waiting» for a turn that will never come.
+        lines.append(t("prompt-ended", lang))
+    elif own is not None and game.phase is not Phase.LOBBY and not mine:
         lines.append(t("hand-status", lang, status=_status(s, own, lang)))
     if mine:
         if legal.phase is Phase.BANK:
             lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
         elif legal.phase is Phase.STAKE:
-            lines.append(t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum))
+            lines.append(
+                t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum)
+                + _cover_note(game, player, legal, lang)
+            )
         else:
             lines.append(t("hand-turn_draw", lang))
         timer = _time_left(s, lang)
@@ -745,7 +899,10 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
     for event in events:
         if isinstance(event, TwentyOne):
             key = "news-golden" if event.golden else "news-twenty_one"
-            notes.append(t(key, lang, name=name(event.player), paid=event.paid))
+            note = t(key, lang, name=name(event.player), paid=event.paid)
+            if event.due > event.paid:
+                note += " " + t("news-paid_short", lang, due=event.due)
+            notes.append(note)
         elif isinstance(event, Busted):
             notes.append(t("news-bust", lang, name=name(event.player), total=event.total))
         elif isinstance(event, BankBroken):
@@ -815,8 +972,19 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
             key = "refusal-amount_none"
         elif code == "bad_amount" and not (isinstance(low, int) and isinstance(high, int)):
             key = "refusal-bad_amount_plain"
+        elif params.get("what") in ("bank", "stake"):
+            key = f"refusal-range_{params['what']}"  # «the bank», not «the stake», for /bank
+    elif code == "not_your_turn" and isinstance(params.get("turn_name"), str):
+        key = "refusal-not_your_turn_name"  # whose turn it is
+    elif code == "wrong_phase" and isinstance(params.get("phase"), str):
+        key = "refusal-wrong_phase_at"  # what is going on now, and what to do
     elif code == "cannot_pass_bank" and "rounds" in params and "played" in params:
         key = "refusal-cannot_pass_bank_rounds"
+    elif code == "cannot_pass_bank" and params.get("why") == "not_banker":
+        has_name = isinstance(params.get("banker_name"), str)
+        key = "refusal-cannot_pass_bank_banker" if has_name else "refusal-cannot_pass_bank"
+    elif code == "cannot_pass_bank" and params.get("why") == "never":
+        key = "refusal-cannot_pass_bank_never"
     elif code == "cannot_afford" and not isinstance(params.get("maximum"), int):
         key = "refusal-generic"
     if not has(key):
@@ -825,6 +993,16 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
 
 
 # ---------------------------------------------------------------------- other texts
+
+
+def setting_refusal(key: str, lang: str) -> str:
+    """A setting the chat's rules do not take, in the catalog's words: the options offered
+    (dark draw, ace as one) clash only with twodecks104's banker-first and picture-ten rules."""
+    reasons = {"dark_draw": "settings-invalid-dark_draw", "acelow": "settings-invalid-ace_low"}
+    reason_key = reasons.get(key, "")
+    if not has(reason_key):
+        return _clip_alert(t("refusal-invalid_variant", lang))
+    return _clip_alert(t("settings-invalid", lang, reason=t(reason_key, lang)))
 
 
 def text(key: str, lang: str, **params: object) -> str:
@@ -838,50 +1016,13 @@ def text(key: str, lang: str, **params: object) -> str:
     return t(key, lang, **safe)
 
 
-COMMANDS_GROUP = (
-    "newgame",
-    "join",
-    "leave",
-    "deal",
-    "bank",
-    "bet",
-    "hit",
-    "stand",
-    "dark",
-    "odds",
-    "passbank",
-    "table",
-    "hand",
-    "endgame",
-    "balance",
-    "top",
-    "stats",
-    "chart",
-    "verify",
-    "rules",
-    "settings",
-    "lang",
-    "help",
-)
-COMMANDS_PRIVATE = (
-    "start",
-    "hand",
-    "bet",
-    "hit",
-    "stand",
-    "dark",
-    "odds",
-    "verify",
-    "rules",
-    "lang",
-    "help",
-)
-
-
 def commands(lang: str, *, private: bool) -> list[tuple[str, str]]:
-    """(command, one-line description) for the help and ``set_my_commands``."""
-    names = COMMANDS_PRIVATE if private else COMMANDS_GROUP
-    return [(name, t(f"cmd-{name}", lang)) for name in names]
+    """(command, one-line description) of the private chat's menu or a group's, from the
+    command table (`bot.commands`): the same list for /help and ``set_my_commands``."""
+    # The table refers to the handlers, which use this module: read when first needed.
+    from bot.commands import menu
+
+    return menu(lang, private=private)
 
 
 def help_text(lang: str, *, private: bool) -> str:
@@ -892,17 +1033,25 @@ def help_text(lang: str, *, private: bool) -> str:
     return "\n".join(lines)
 
 
-def rules_text(preset_name: str, lang: str, variant: Variant | None = None) -> str:
+def rules_text(
+    preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
+) -> str:
     """The preset's rules in at most 25 lines, from its values (``variant`` may carry the chat's
-    overrides; by default the preset itself)."""
+    overrides; by default the preset itself). ``running``: they are the running game's."""
     name = preset_name.strip().lower()
     if variant is None:
         if name not in PRESETS:
             return t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))
         variant = PRESETS[name]
     v = variant
+    header = t("rules-header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name))
+    notes = [t("rules-running", lang)] if running else []
+    if PRESETS.get(v.name) not in (None, v):
+        notes.append(t("rules-chat_overrides", lang))
+    if notes:
+        header += "\n" + " ".join(notes)
     lines = [
-        t("rules-header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name)),
+        header,
         t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats),
         t(f"rules-deck-{v.deck.value}", lang),
         t(f"rules-values-{v.values.value}", lang),
@@ -951,7 +1100,7 @@ def rules_text(preset_name: str, lang: str, variant: Variant | None = None) -> s
 
 def _top_name(row: LeaderboardRow, lang: str) -> str:
     """A player's name on /top; the house banker's in the reader's language."""
-    return HOUSE_NAMES.get(lang, row.name) if row.user_id == HOUSE_ID else row.name
+    return house_name(lang) if row.user_id == HOUSE_ID else row.name
 
 
 def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
@@ -976,6 +1125,8 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
                 net=_signed(row.net),
                 rounds=row.rounds,
             )
+            if row.bank:
+                line += " " + t("held-bank_note", lang, bank=row.bank)
         else:
             line = t(
                 "top-row_period",
@@ -1019,8 +1170,23 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
     )
 
 
-def balance(name: str, amount: int, lang: str) -> str:
-    return t("balance-line", lang, name=escape_name(name), amount=amount)
+def balance(name: str, amount: int, lang: str, bank: int = 0) -> str:
+    """``amount``: all the person's chips, ``bank`` of them in the bank he is holding."""
+    line = t("balance-line", lang, name=escape_name(name), amount=amount)
+    return line + (" " + t("held-bank_note", lang, bank=bank) if bank else "")
+
+
+def balances(rows: Sequence[tuple[str | None, int]], lang: str) -> str:
+    """A private /balance: (chat title or None when unknown, balance) per chat played in."""
+    if not rows:
+        return t("balance-private_none", lang)
+    lines = [t("balance-private_header", lang)]
+    for title, amount in rows:
+        if title is None:
+            lines.append(t("balance-private_line_untitled", lang, amount=amount))
+        else:
+            lines.append(t("balance-private_line", lang, chat=html.escape(title), amount=amount))
+    return "\n".join(lines)
 
 
 def chart_title(name: str, lang: str) -> str:
@@ -1043,80 +1209,33 @@ def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
 # ---------------------------------------------------------------------- settings
 
 
-def _onoff(value: bool, lang: str) -> str:
-    return t("on" if value else "off", lang)
-
-
 def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
+    """The /settings menu, one line and one row of buttons per option of
+    `bot.settings_options.OPTIONS`."""
     chat = settings.chat_id
-    base = PRESETS.get(settings.preset, PRESETS["classic36"])
-    overrides = settings.overrides
-    dark = bool(overrides.get("dark_draw", base.dark_draw))
-    fine_raw = overrides.get("bust_fine_percent", base.bust_fine_percent)
-    fine = fine_raw if isinstance(fine_raw, int) else base.bust_fine_percent
-    acelow = bool(overrides.get("ace_low_on_bust", base.ace_low_on_bust))
-    house = settings.house_banker
-    lines = [
-        t("settings-header", lang),
-        "",
-        t("settings-preset", lang, preset=_preset_label(settings.preset, lang)),
-        t("settings-dark", lang, value=_onoff(dark, lang)),
-        t("settings-fine", lang, value=fine),
-        t("settings-acelow", lang, value=_onoff(acelow, lang)),
-    ]
-    if settings.turn_timeout:
-        lines.append(t("settings-timeout", lang, value=settings.turn_timeout))
-    else:
-        lines.append(t("settings-timeout_default", lang))
-    lines.append(t("settings-house", lang, value=_onoff(settings.house_banker, lang)))
-    lines.append(t("settings-lang", settings.language))
-    if overrides:
-        items = ", ".join(html.escape(f"{k}={v}") for k, v in sorted(overrides.items()))
+    lines = [t("settings-header", lang), ""]
+    rows: list[list[InlineKeyboardButton]] = []
+    for option in OPTIONS:
+        current = option.read(settings)
+        if current:
+            shown = current if option.own_language else lang
+            word = option.word(current, shown)
+            safe = html.escape(word) if isinstance(word, str) else word
+            lines.append(t(option.line, shown, **{option.param: safe}))
+        elif option.unset_line is not None:
+            lines.append(t(option.unset_line, lang))
+        buttons = []
+        for value in option.values:
+            label_lang = value if option.own_language else lang
+            label = t(option.label, label_lang, value=option.word(value, label_lang))
+            data = SettingButton(chat, option.key, value).encode()
+            mark = "✅ " if value == current else ""
+            buttons.append(InlineKeyboardButton(mark + label, callback_data=data))
+        rows.extend(buttons[i : i + option.per_row] for i in range(0, len(buttons), option.per_row))
+    if settings.overrides:
+        items = ", ".join(html.escape(f"{k}={v}") for k, v in sorted(settings.overrides.items()))
         lines.append(t("settings-overrides", lang, items=items))
     lines.extend(["", t("settings-hint", lang)])
-
-    def btn(label: str, key: str, value: str, current: bool) -> InlineKeyboardButton:
-        data = SettingButton(chat, key, value).encode()
-        return InlineKeyboardButton(("✅ " if current else "") + label, callback_data=data)
-
-    rows = [
-        [
-            btn(t(f"preset-{p}-name", lang), "preset", p, p == settings.preset)
-            for p in PRESET_ORDER[:2]
-        ],
-        [
-            btn(t(f"preset-{p}-name", lang), "preset", p, p == settings.preset)
-            for p in PRESET_ORDER[2:]
-        ],
-        [
-            btn(t("settings-btn-dark", lang, value=t("on", lang)), "dark_draw", "on", dark),
-            btn(t("settings-btn-dark", lang, value=t("off", lang)), "dark_draw", "off", not dark),
-        ],
-        [
-            btn(t("settings-btn-fine", lang, value=f), "fine", str(f), f == fine)
-            for f in (0, 50, 100)
-        ],
-        [
-            btn(t("settings-btn-acelow", lang, value=t("on", lang)), "acelow", "on", acelow),
-            btn(t("settings-btn-acelow", lang, value=t("off", lang)), "acelow", "off", not acelow),
-        ],
-        [
-            btn(
-                t("settings-btn-timeout", lang, value=sec),
-                "timeout",
-                str(sec),
-                settings.turn_timeout == sec,
-            )
-            for sec in (30, 60, 120)
-        ],
-        [
-            btn(t("settings-btn-house", lang, value=t(v, lang)), "house", v, (v == "on") == house)
-            for v in ("on", "off")
-        ],
-        [
-            btn("🇷🇺 Русский", "lang", "ru", settings.language == "ru"),
-            btn("🇬🇧 English", "lang", "en", settings.language == "en"),
-        ],
-        [btn(t("btn-close", lang), "close", "x", False)],
-    ]
+    close = SettingButton(chat, CLOSE, CLOSE_VALUE).encode()
+    rows.append([InlineKeyboardButton(t("btn-close", lang), callback_data=close)])
     return Rendered("\n".join(lines), InlineKeyboardMarkup(rows))

@@ -6,22 +6,23 @@ A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeepi
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
+from bot.i18n import t
 from rules import events as events_module
 from rules.cards import Card
-from rules.errors import InvalidVariant, RulesError
+from rules.errors import CannotCoverStake, InvalidVariant, RulesError
 from rules.events import (
     BANK,
     ChipsMoved,
     Event,
     PlayerResult,
     RoundSettled,
-    RoundStarted,
     SessionEnded,
 )
 from rules.fairness import shuffle_from_dict
@@ -36,6 +37,7 @@ from storage import (
     ChatSettings,
     GameExists,
     GameStatus,
+    Refill,
     StatsDelta,
     Storage,
     StoredGame,
@@ -49,10 +51,14 @@ NEWS_KEEP = 4  # notable events kept for the table's news line
 # balance granted once through the ledger like any player's, shown on /top under its name.
 HOUSE_ID = 0
 HOUSE_BALANCE = 100_000
-HOUSE_NAMES = {"ru": "🏦 Дом", "en": "🏦 House"}
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
 # Decoded games kept by the service (the hot tables); a miss costs one decode of the state.
 GAME_CACHE_LIMIT = 512
+
+
+def house_name(lang: str) -> str:
+    """The house banker's display name in ``lang`` (stored once, shown on /top per reader)."""
+    return t("house-name", lang)
 
 
 class Refused(Exception):
@@ -64,8 +70,15 @@ class Refused(Exception):
         self.params = params
 
     @classmethod
-    def from_rules(cls, error: RulesError) -> Refused:
-        return cls(error.code, **error.params)
+    def from_rules(cls, error: RulesError, names: Mapping[int, str] | None = None) -> Refused:
+        """The engine's refusal by its code; the players it names (whose turn it is, who the
+        banker is) get their display names, so the answer can say who."""
+        params = dict(error.params)
+        for key in ("turn", "banker"):
+            player = params.get(key)
+            if names is not None and isinstance(player, int) and player in names:
+                params[f"{key}_name"] = names[player]
+        return cls(error.code, **params)
 
 
 class Duplicate(Exception):
@@ -117,23 +130,31 @@ class Meta:
     # from the same keyboard changes nothing.
     acted: dict[int, list[Any]] = field(default_factory=dict)
     outbox_seq: int = 0  # numbers the outbox items; delivery records how many it posted
+    # Nobody played since the round began on its own: instead of playing it out on timers
+    # (everyone sitting out), the table waits, its clock stopped, until someone acts.
+    paused: bool = False
+    chat_title: str = ""  # the group's title (raw) when the lobby opened: names the private hands
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "creator_id": self.creator_id,
-            "names": {str(k): v for k, v in self.names.items()},
-            "turn_since": self.turn_since,
-            "decision": list(self.decision),
-            "outbox": list(self.outbox),
-            "news": list(self.news),
-            "idle_round": self.idle_round,
-            "ended_by": self.ended_by,
-            "expired": self.expired,
-            "table_since": self.table_since,
-            "actor_since": self.actor_since,
-            "acted": {str(k): v for k, v in self.acted.items()},
-            "outbox_seq": self.outbox_seq,
-        }
+        return (
+            {
+                "creator_id": self.creator_id,
+                "names": {str(k): v for k, v in self.names.items()},
+                "turn_since": self.turn_since,
+                "decision": list(self.decision),
+                "outbox": list(self.outbox),
+                "news": list(self.news),
+                "idle_round": self.idle_round,
+                "ended_by": self.ended_by,
+                "expired": self.expired,
+                "table_since": self.table_since,
+                "actor_since": self.actor_since,
+                "acted": {str(k): v for k, v in self.acted.items()},
+                "outbox_seq": self.outbox_seq,
+            }
+            | ({"paused": True} if self.paused else {})
+            | ({"chat_title": self.chat_title} if self.chat_title else {})
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Meta:
@@ -160,7 +181,25 @@ class Meta:
             actor_since=data.get("actor_since", 0),
             acted={int(k): list(v) for k, v in data.get("acted", {}).items()},
             outbox_seq=seq,
+            paused=data.get("paused", False),
+            chat_title=data.get("chat_title", ""),
         )
+
+
+# A broke player gets chips back up to the starting balance at most once in this many seconds
+# (a rolling day: no time zone to guess, and the wait can be told exactly).
+REFILL_PERIOD = 24 * 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Refilled(Event):
+    """Chips issued to a broke player as he sat down (not an engine event: the chips came
+    into the chat's books before the engine seated him with them)."""
+
+    kind: ClassVar[str] = "refilled"
+    player: int
+    amount: int
+    balance: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +274,13 @@ def news_events(meta: Meta) -> list[Event]:
 
 
 def session_ended_from_dict(data: Mapping[str, Any]) -> SessionEnded:
-    return SessionEnded(data["reason"], tuple((p, b) for p, b in data["balances"]))
+    return SessionEnded(
+        data["reason"],
+        tuple((p, b) for p, b in data["balances"]),
+        declined=tuple(data.get("declined", ())),
+        broke=tuple(data.get("broke", ())),
+        dealt=tuple(data.get("dealt", ())),
+    )
 
 
 class GameService:
@@ -319,6 +364,7 @@ class GameService:
         preset_name: str | None,
         *,
         update_id: int | None = None,
+        chat_title: str = "",
     ) -> Outcome:
         """A new lobby in the chat (thread) with its creator seated."""
         async with self.storage.transaction() as tx:
@@ -328,11 +374,10 @@ class GameService:
                 raise Refused("game_exists")
             game = Game(self.variant_for(chat, preset_name))
             await self._check_cap(tx, actor.user_id, chat_id)
-            player = await tx.ensure_player(
-                chat_id, actor.user_id, actor.name, self.starting_balance
+            events = await self._seat_player(tx, chat, game, actor)
+            meta = Meta(
+                creator_id=actor.user_id, names={actor.user_id: actor.name}, chat_title=chat_title
             )
-            events = game.join(actor.user_id, player.balance)
-            meta = Meta(creator_id=actor.user_id, names={actor.user_id: actor.name})
             if chat.house_banker:
                 events += await self._seat_house(tx, chat, game, meta)
             meta.decision = decision_of(game)
@@ -420,9 +465,10 @@ class GameService:
                 events = await self._perform(tx, stored, game, meta, actor, command)
                 events += self._play_house(game)
             except RulesError as error:
-                raise Refused.from_rules(error) from None
+                raise Refused.from_rules(error, meta.names) from None
             if actor is not None:
                 meta.idle_round = False
+                meta.paused = False
                 if button_version is not None:
                     meta.acted[actor.user_id] = [button_version, command.kind]
             if game.is_over:
@@ -492,13 +538,19 @@ class GameService:
     ) -> list[Event]:
         kind = command.kind
         if kind == "timeout":
+            if meta.idle_round:
+                # Nobody has played since this round began on its own (or in the whole last
+                # round): rather than deal and play out empty rounds on timers, the table waits.
+                # Any move or button goes on (see "resume").
+                meta.paused = True
+                meta.table_since = stored.version + 1  # the pause is said at the chat's bottom
+                return []
             if game.phase is Phase.ROUND_OVER:
-                # Nobody pressed "next round": play on, unless the last round saw nobody at all.
-                return game.end() if meta.idle_round else self._next(game, meta)
+                return self._next(game, meta)  # nobody pressed "next round": play on
             return game.timeout()
         if kind == "expire":
             meta.expired = True
-            return game.end()
+            return game.end("expired")
         if kind == "end":
             meta.ended_by = actor.user_id if actor is not None else None
             return game.end()
@@ -508,9 +560,8 @@ class GameService:
         if kind == "join":
             if not game.is_seated(user):
                 await self._check_cap(tx, user, stored.chat_id)
-            player = await tx.ensure_player(stored.chat_id, user, actor.name, self.starting_balance)
-            game.verify_join(user, player.balance)
-            return game.join(user, player.balance)
+            chat = await tx.get_chat(stored.chat_id)
+            return await self._seat_player(tx, chat, game, actor)
         if kind == "cancel":
             if game.phase is not Phase.LOBBY:
                 raise Refused("wrong_phase", phase=game.phase.value)
@@ -518,6 +569,17 @@ class GameService:
                 raise Refused("not_allowed")
             meta.ended_by = user
             return game.end()
+        if kind == "resume" or (kind in ("start", "next") and meta.paused):
+            # A paused table goes on: the clock of whoever is on turn starts again (and he gets
+            # a new notice); between rounds the next round is dealt.
+            if not game.is_seated(user):
+                raise Refused("not_seated", player=user)
+            if game.phase is Phase.ROUND_OVER:
+                return self._next(game, meta)
+            if not meta.paused:
+                raise Refused("not_paused")
+            meta.actor_since = stored.version + 1
+            return []
         if kind == "start" and game.phase is Phase.ROUND_OVER:
             kind = "next"  # /deal between rounds deals the next round, as the table says
         if kind == "start":
@@ -530,6 +592,9 @@ class GameService:
             return self._next(game, meta)
         amount = command.amount
         if kind in ("bank", "bet") and amount is None:
+            # No usable number: the engine says what is wrong with "nothing" (not your turn,
+            # not the time to name a bank, or the range it takes), as for a number out of range.
+            (game.verify_set_bank if kind == "bank" else game.verify_stake)(user, 0)
             raise Refused("bad_amount", minimum=1, maximum=game.legal_actions().maximum)
         actions: dict[str, Callable[[], list[Event]]] = {
             "leave": lambda: game.leave(user),
@@ -556,6 +621,70 @@ class GameService:
         if len(games) >= self.max_games_per_user:
             raise Refused("user_game_limit", limit=self.max_games_per_user)
 
+    async def _seat_player(
+        self, tx: Transaction, chat: ChatSettings, game: Game, actor: Actor
+    ) -> list[Event]:
+        """Seat a person with his chat balance; a balance that cannot cover the smallest stake
+        is first refilled (once a period, where the chat allows it) or the seat is refused
+        with when chips come back. The refill is in the transaction of the seat: a refused
+        seat (a full table) issues nothing, and a repeated press finds him seated."""
+        user = actor.user_id
+        player = await tx.ensure_player(chat.chat_id, user, actor.name, self.starting_balance)
+        game.verify_join(user, player.balance)
+        balance, events = player.balance, list[Event]()
+        try:
+            game.verify_covers_seat(balance)
+        except CannotCoverStake as error:
+            refill = None
+            if chat.daily_refill:
+                refill = await tx.refill(
+                    chat.chat_id, user, self.starting_balance, period=REFILL_PERIOD
+                )
+                balance = refill.balance
+            if refill is None or refill.amount == 0:
+                raise self._no_chips(error, chat, refill) from None
+            if not game.covers_seat(balance):  # a starting balance too small to play with
+                raise Refused.from_rules(error) from None
+            events.append(Refilled(user, refill.amount, balance))
+        return events + game.join(user, balance)
+
+    def _no_chips(
+        self, error: CannotCoverStake, chat: ChatSettings, refill: Refill | None
+    ) -> Refused:
+        """Why a broke player may not sit down, and how he gets chips back."""
+        params = {**error.params, "refill": self.starting_balance}
+        if refill is None:
+            return Refused("no_chips_refill_off", **params)
+        if refill.next_at is None:
+            return Refused.from_rules(error)  # a starting balance too small to play with
+        minutes = max(1, math.ceil((refill.next_at - self.clock()) / 60))
+        return Refused("no_chips_wait", **params, hours=minutes // 60, minutes=minutes % 60)
+
+    async def refill_outlook(
+        self, chat_id: int, thread_id: int, user_id: int, chips: int
+    ) -> tuple[str, dict[str, int]] | None:
+        """For /balance: how a player whose ``chips`` cannot pay for a seat (at the running
+        table, else at the chat's next one) gets chips back — "off", "ready" (at his next
+        seat) or "wait" with the hours and minutes left; None when he can sit down. Reads
+        only: the refill itself happens as he sits down."""
+        chat = await self.storage.get_chat(chat_id)
+        stored = await self.storage.load_active_game(chat_id, thread_id)
+        try:
+            game = self.game(stored) if stored is not None else Game(self.variant_for(chat, None))
+        except Refused:
+            return None  # the chat's settings make no playable game: nothing to promise
+        if game.covers_seat(chips):
+            return None
+        params = {"minimum": game.seat_minimum(), "refill": self.starting_balance}
+        if not chat.daily_refill:
+            return "off", params
+        last = await self.storage.last_refill(chat_id, user_id)
+        wait = 0.0 if last is None else last + REFILL_PERIOD - self.clock()
+        if wait <= 0:
+            return "ready", params
+        minutes = max(1, math.ceil(wait / 60))
+        return "wait", params | {"hours": minutes // 60, "minutes": minutes % 60}
+
     def _next(self, game: Game, meta: Meta) -> list[Event]:
         meta.idle_round = True
         return game.next_round()
@@ -570,7 +699,7 @@ class GameService:
             other = await tx.load_game(game_id)
             if other is not None and other.chat_id == chat.chat_id:
                 raise Refused("house_busy")
-        name = HOUSE_NAMES.get(chat.language, HOUSE_NAMES["en"])
+        name = house_name(chat.language)
         house = await tx.ensure_player(chat.chat_id, HOUSE_ID, name, HOUSE_BALANCE)
         meta.names[HOUSE_ID] = name
         return game.join(HOUSE_ID, house.balance, house=True)
@@ -629,8 +758,20 @@ class GameService:
                 await tx.archive_log(stored.game_id, start, archived)
         # Results delivery has posted are done with; the rest wait in the outbox.
         meta.outbox = [item for item in meta.outbox if item.get("seq", 0) > stored.posted_seq]
+        # The table's 📣 lines belong to the round it shows: a settled round's notes end with
+        # its result (which tells them), and what follows (the bank passing, who leaves) is
+        # the news of the next round's table.
+        news = list(meta.news)
+        in_lobby = stored.state["engine"]["phase"] == Phase.LOBBY.value
+        if in_lobby and game.phase is not Phase.LOBBY:
+            news = []  # the lobby's list of players told who sat down
         for event in events:
+            if event.kind in _EVENT_TYPES and not (
+                in_lobby and isinstance(event, events_module.PlayerSeated)
+            ):
+                news.append(event.to_dict())
             if isinstance(event, RoundSettled):
+                news = []
                 await self._record_stats(tx, stored.chat_id, event, game.variant)
                 meta.outbox_seq += 1
                 meta.outbox.append(
@@ -641,11 +782,7 @@ class GameService:
                 meta.outbox.append(
                     {"kind": "ended", "event": event.to_dict(), "seq": meta.outbox_seq}
                 )
-            elif isinstance(event, RoundStarted):
-                meta.news = []
-        notable = [e.to_dict() for e in events if e.kind in _EVENT_TYPES]
-        if notable or new_round:
-            meta.news = (meta.news + notable)[-NEWS_KEEP:]
+        meta.news = news[-NEWS_KEEP:]
         new_version = stored.version + 1
         decision = decision_of(game)
         if decision != meta.decision:
@@ -656,7 +793,7 @@ class GameService:
         # A person's turn clock starts when the prompt naming them is delivered
         # (start_clocks); only the pause between rounds runs from the commit.
         timeout = chat.turn_timeout or self.turn_timeout
-        between_rounds = game.phase is Phase.ROUND_OVER
+        between_rounds = game.phase is Phase.ROUND_OVER and not meta.paused
         deadline = self.clock() + timeout if between_rounds else None
         state = self._state(game, meta)
         status = status_of(game)

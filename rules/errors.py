@@ -78,3 +78,11 @@ class CannotPassBank(IllegalAction):
 
 class GameOver(IllegalAction):
     code = "game_over"
+
+
+class CannotCoverStake(IllegalAction):
+    """A seat refused: the balance does not cover the smallest stake with its worst case (the
+    fine). Such a seat would sit out every round and keep a friend from the table;
+    ``minimum`` is the balance a seat needs, ``balance`` the one offered."""
+
+    code = "cannot_cover_stake"

@@ -136,6 +136,7 @@ class TwentyOne(Event):
     golden: bool
     paid: int
     cards: tuple[str, ...]
+    due: int = 0  # what the bank owed; ``paid`` is less when it ran dry
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,9 @@ class PlayerResult:
     golden: bool
     natural: bool
     dark: bool
+    # A win's full due (stake, or twice it); ``net`` below it means the bank ran dry. 0: not a
+    # win, or a result recorded before dues were kept.
+    due: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,5 +222,11 @@ class BankPassed(Event):
 @dataclass(frozen=True, slots=True)
 class SessionEnded(Event):
     kind: ClassVar[str] = "session_ended"
-    reason: str  # "ended", "all_dealt", "no_players", "no_banker"
+    # "ended" (by a person), "all_dealt" (everyone who could has held the bank), "no_players"
+    # (nobody left with chips to play the banker), "no_banker" (nobody left to take the bank:
+    # see ``declined`` and ``broke``).
+    reason: str
     balances: tuple[tuple[int, int], ...]
+    declined: tuple[int, ...] = ()  # players who turned the bank down in a row just before
+    broke: tuple[int, ...] = ()  # players who could not bank: no chips
+    dealt: tuple[int, ...] = ()  # players who held the bank this session (end_when_all_dealt)

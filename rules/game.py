@@ -20,6 +20,7 @@ from rules.errors import (
     AlreadySeated,
     AmountOutOfRange,
     CannotAfford,
+    CannotCoverStake,
     CannotPassBank,
     DeckExhausted,
     GameOver,
@@ -69,6 +70,7 @@ from rules.table import Hand, HandStatus, Legal, Phase, Seat
 from rules.variants import BankMode, BankPassing, StakeCap, StakeTiming, TurnOrder, Variant
 
 SCHEMA_VERSION = 1
+END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
 MAX_AMOUNT = 10**12  # far above any real balance; keeps arithmetic and JSON sane
 # Each deck in canonical order, built once (cards are frozen values; every round shuffles a copy).
 _DECKS: dict[DeckKind, tuple[Card, ...]] = {kind: tuple(build_deck(kind)) for kind in DeckKind}
@@ -86,6 +88,7 @@ class Game:
         self.bank = 0
         self.banker_rounds = 0  # rounds the current banker has completed
         self.declines = 0  # consecutive players who declined the bank
+        self.decliners: list[int] = []  # who they were, in order (for the end's reason)
         self.round_no = 0
         self.stock: list[Card] = []  # index 0 is dealt next; the last card is the bottom
         self.discards: list[Card] = []
@@ -191,6 +194,23 @@ class Game:
         # Room is kept for each player still to stake; a stake of 1 is always allowed.
         return max(1, self.bank - staked - still_to_stake) if self.bank > 0 else 0
 
+    def stake_cover(self, player: int) -> int:
+        """The largest stake of ``player`` that the bank is sure to pay in full if he wins,
+        whatever the others' hands: the bank less what it may owe every other stake still open
+        (winners are paid in turn order and 21s at once, so any of them may come first)."""
+        multiplier = self._win_multiplier()
+        owed = sum(
+            multiplier * hand.stake
+            for hand in self.hands.values()
+            if hand.player not in (player, self.banker) and hand.stake and not hand.settled
+        )
+        return max(0, self.bank - owed) // multiplier
+
+    def _win_multiplier(self) -> int:
+        """The most a win pays per chip staked: twice for a natural or a bust banker where
+        those rules are played."""
+        return 2 if self.variant.naturals or self.variant.both_bust_quits else 1
+
     def fine_for(self, stake: int) -> int:
         return stake * self.variant.bust_fine_percent // 100
 
@@ -200,8 +220,8 @@ class Game:
         self._verify_not_over()
         if house and (self.phase is not Phase.LOBBY or self.house is not None):
             raise IllegalAction("the house banker is seated once, in the lobby", player=player)
-        if self.phase not in (Phase.LOBBY, Phase.ROUND_OVER, Phase.BANK):
-            raise WrongPhase("players join between rounds", phase=self.phase.value)
+        # During a round a newcomer is seated at once and plays from the next round (the
+        # hands of this one are dealt: see table-waiting_next).
         if self.is_seated(player):
             raise AlreadySeated(f"player {player} is already seated", player=player)
         if len(self.seats) >= self.variant.max_seats:
@@ -213,6 +233,28 @@ class Game:
             raise AmountOutOfRange(
                 "a balance must be between 0 and the limit", minimum=0, maximum=MAX_AMOUNT
             )
+
+    def verify_covers_seat(self, balance: int) -> None:
+        """Refuse a newcomer whose balance does not cover the smallest stake with its worst
+        case (the fine): he would sit out every round in a seat a friend could have.
+
+        A policy of whoever seats people, apart from ``verify_join``: the engine itself seats
+        any balance (a seat that runs dry in a session stays, sitting out, and a replayed log
+        must seat whoever it seated).
+        """
+        if self._affordable(balance) < 1:
+            raise CannotCoverStake(
+                f"a balance of {balance} does not cover the smallest stake",
+                balance=balance,
+                minimum=self.seat_minimum(),
+            )
+
+    def covers_seat(self, balance: int) -> bool:
+        return self._can(self.verify_covers_seat, balance)
+
+    def seat_minimum(self) -> int:
+        """The smallest balance that covers the smallest stake (1) plus its fine."""
+        return 1 + self.fine_for(1)
 
     def can_join(self, player: int, balance: int) -> bool:
         return self._can(self.verify_join, player, balance)
@@ -243,9 +285,17 @@ class Game:
         """Leave now between rounds; during a round, stand (or sit out) and leave when it ends."""
         self.verify_leave(player)
         self._begin({"a": "leave", "p": player})
+        naming_bank = self.phase is Phase.BANK
         if self.phase in (Phase.LOBBY, Phase.ROUND_OVER, Phase.BANK):
             self._remove_seat(player, reason="leaving")
             self._after_seating_change()
+            if naming_bank and self.phase is Phase.ROUND_OVER:
+                # The banker left before naming the bank: no round was played, so the next
+                # banker names it now (not "round over" on a round that never was).
+                self._open_round()
+        elif player not in self.hands:
+            # Seated during this round, so not playing in it: nothing to wait for.
+            self._remove_seat(player, reason="leaving")
         else:
             self.seat(player).leaving = True
             self._emit(LeaveScheduled(player))
@@ -285,12 +335,16 @@ class Game:
         return self._finish()
 
     def verify_set_bank(self, player: int, amount: int) -> None:
+        self._verify_someone_else(player)
         self._verify_phase(Phase.BANK)
         self._verify_turn(player)
         maximum = self._bank_maximum()
         if not _is_whole(amount) or not 1 <= amount <= maximum:
             raise AmountOutOfRange(
-                f"the bank must be between 1 and {maximum}", minimum=1, maximum=maximum
+                f"the bank must be between 1 and {maximum}",
+                minimum=1,
+                maximum=maximum,
+                what="bank",
             )
 
     def can_set_bank(self, player: int, amount: int) -> bool:
@@ -306,19 +360,27 @@ class Game:
     def verify_pass_bank(self, player: int) -> None:
         self._verify_not_over()
         if self.banker != player:
-            raise CannotPassBank("only the banker can hand the bank on", player=player)
+            raise CannotPassBank(
+                "only the banker can hand the bank on",
+                player=player,
+                banker=self.banker,
+                why="not_banker",
+            )
         if self.phase is Phase.BANK:
             return  # declining the bank is always allowed
         if self.phase is not Phase.ROUND_OVER:
             raise WrongPhase("the bank is handed on between rounds", phase=self.phase.value)
         rounds = self.variant.voluntary_pass_after
         if rounds is None:
-            raise CannotPassBank("this variant does not let the banker hand the bank on")
+            raise CannotPassBank(
+                "this variant does not let the banker hand the bank on", why="never"
+            )
         if self.banker_rounds < rounds:
             raise CannotPassBank(
                 f"the bank can be handed on after {rounds} rounds",
                 rounds=rounds,
                 played=self.banker_rounds,
+                why="rounds",
             )
 
     def can_pass_bank(self, player: int) -> bool:
@@ -336,6 +398,7 @@ class Game:
     # ------------------------------------------------------------------ stakes
 
     def verify_stake(self, player: int, amount: int) -> None:
+        self._verify_someone_else(player)
         self._verify_phase(Phase.STAKE)
         self._verify_turn(player)
         low, high = self.stake_range(player)
@@ -344,6 +407,7 @@ class Game:
                 f"the stake must be a whole number between {low} and {high}",
                 minimum=low,
                 maximum=high,
+                what="stake",
             )
         if not low <= amount <= high:
             seat = self.seat(player)
@@ -357,7 +421,10 @@ class Game:
                     balance=seat.balance,
                 )
             raise AmountOutOfRange(
-                f"the stake must be between {low} and {high}", minimum=low, maximum=high
+                f"the stake must be between {low} and {high}",
+                minimum=low,
+                maximum=high,
+                what="stake",
             )
 
     def can_stake(self, player: int, amount: int) -> bool:
@@ -473,12 +540,15 @@ class Game:
     def can_end(self) -> bool:
         return self._can(self.verify_end)
 
-    def end(self) -> list[Event]:
+    def end(self, reason: str = "ended") -> list[Event]:
         """End the session now. Stakes of an unfinished round are void (they never moved); what is
-        in the bank goes back to the banker."""
+        in the bank goes back to the banker. ``reason``: "ended" (someone ended it), "expired"
+        (nobody played for too long), "unreachable" (the table can no longer be shown)."""
         self.verify_end()
-        self._begin({"a": "end"})
-        self._end_session("ended")
+        if reason not in END_REASONS:
+            raise IllegalAction(f"unknown reason to end: {reason!r}", reason=reason)
+        self._begin({"a": "end"} | ({"reason": reason} if reason != "ended" else {}))
+        self._end_session(reason)
         return self._finish()
 
     # ------------------------------------------------------------------ serialization
@@ -493,6 +563,7 @@ class Game:
             "bank": self.bank,
             "banker_rounds": self.banker_rounds,
             "declines": self.declines,
+            **({"decliners": list(self.decliners)} if self.decliners else {}),
             "round_no": self.round_no,
             "stock": [card.code for card in self.stock],
             "discards": [card.code for card in self.discards],
@@ -524,6 +595,7 @@ class Game:
         game.bank = data["bank"]
         game.banker_rounds = data["banker_rounds"]
         game.declines = data["declines"]
+        game.decliners = list(data.get("decliners", ()))  # older states kept only the count
         game.round_no = data["round_no"]
         game.stock = [Card.parse(code) for code in data["stock"]]
         game.discards = [Card.parse(code) for code in data["discards"]]
@@ -560,6 +632,7 @@ class Game:
         game.bank = self.bank
         game.banker_rounds = self.banker_rounds
         game.declines = self.declines
+        game.decliners = list(self.decliners)
         game.round_no = self.round_no
         game.stock = list(self.stock)
         game.discards = list(self.discards)
@@ -576,6 +649,7 @@ class Game:
                 h.settled,
                 h.net,
                 h.outcome,
+                h.due,
             )
             for player, h in self.hands.items()
         }
@@ -653,7 +727,9 @@ class Game:
         }
         if kind in simple and isinstance(player, int):
             return simple[kind](player)
-        nullary = {"timeout": self.timeout, "next_round": self.next_round, "end": self.end}
+        if kind == "end":
+            return self.end(entry.get("reason", "ended"))
+        nullary = {"timeout": self.timeout, "next_round": self.next_round}
         if kind in nullary:
             return nullary[kind]()
         raise RulesError(f"unknown logged action {entry!r}")
@@ -684,10 +760,36 @@ class Game:
         if not self.is_seated(player):
             raise NotSeated(f"player {player} is not at the table", player=player)
         if self.turn != player:
-            raise NotYourTurn(f"it is not player {player}'s turn", player=player, turn=self.turn)
+            raise NotYourTurn(
+                f"it is not player {player}'s turn",
+                player=player,
+                turn=self.turn,
+                phase=self.phase.value,
+            )
+
+    def _verify_someone_else(self, player: int) -> None:
+        """While someone is on the clock, a move by anybody else is "not your turn" (and whose
+        it is), whatever the move: that is what is wrong, not the phase."""
+        self._verify_not_over()
+        if self.turn is None or self.phase not in (
+            Phase.BANK,
+            Phase.STAKE,
+            Phase.DRAW,
+            Phase.BANKER,
+        ):
+            return
+        if not self.is_seated(player):
+            raise NotSeated(f"player {player} is not at the table", player=player)
+        if player != self.turn:
+            raise NotYourTurn(
+                f"it is not player {player}'s turn",
+                player=player,
+                turn=self.turn,
+                phase=self.phase.value,
+            )
 
     def _verify_drawing(self, player: int) -> None:
-        self._verify_not_over()
+        self._verify_someone_else(player)
         if self.phase not in (Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is drawing now", phase=self.phase.value, expected="draw")
         self._verify_turn(player)
@@ -752,6 +854,7 @@ class Game:
         assert self.banker is not None
         self._move(self.banker, BANK, amount, "bank_funded")
         self.declines = 0
+        self.decliners = []
         self._emit(BankSet(self.banker, amount))
 
     def _return_bank(self) -> int:
@@ -792,12 +895,16 @@ class Game:
         returned = self._return_bank()
         self.seat(old).has_dealt = not declined or self.seat(old).has_dealt
         self.declines = self.declines + 1 if declined else 0
+        self.decliners = [*self.decliners, old] if declined else []
         new = self._next_banker(old)
         eligible = sum(1 for s in self.seats if self._can_bank(s))
         self._emit(BankPassed(old, new, returned, reason))
         if new is None:
             self.banker = None
-            self._end_session("all_dealt" if self.variant.end_when_all_dealt else "no_banker")
+            # "Everyone has dealt" only when it is so: not when the one left to deal turned
+            # the bank down, or the others have no chips.
+            all_dealt = self.variant.end_when_all_dealt and not self.decliners
+            self._end_session("all_dealt" if all_dealt else "no_banker")
         elif declined and self.declines >= eligible:
             self._end_session("no_banker")
         else:
@@ -943,7 +1050,7 @@ class Game:
                 hand.status = HandStatus.WON
                 hand.revealed = True
                 paid = self._settle_win(hand, hand.stake, "twenty_one")
-                self._emit(TwentyOne(player, value.golden, paid, hand.codes))
+                self._emit(TwentyOne(player, value.golden, paid, hand.codes, hand.stake))
                 self._discard(hand)
             else:
                 hand.status = HandStatus.STOOD
@@ -965,6 +1072,7 @@ class Game:
         paid = min(due, self.bank)
         self._move(BANK, hand.player, paid, reason)
         hand.settled = True
+        hand.due = due
         hand.net = paid
         hand.outcome = "win" if paid > 0 else "push"
         return paid
@@ -1188,6 +1296,7 @@ class Game:
                     golden=value.golden,
                     natural=is_natural(hand.cards, self.variant),
                     dark=hand.has_dark,
+                    due=hand.due,
                 )
             )
         return RoundSettled(
@@ -1253,7 +1362,15 @@ class Game:
                 hand.outcome = hand.outcome or "void"
         self.phase = Phase.ENDED
         self.turn = None
-        self._emit(SessionEnded(reason, tuple((s.player, s.balance) for s in self.seats)))
+        self._emit(
+            SessionEnded(
+                reason,
+                tuple((s.player, s.balance) for s in self.seats),
+                declined=tuple(p for p in self.decliners if self.is_seated(p)),
+                broke=tuple(s.player for s in self.seats if s.balance < 1),
+                dealt=tuple(s.player for s in self.seats if s.has_dealt),
+            )
+        )
 
 
 def _codes(cards: Iterable[Card]) -> list[str]:

@@ -62,6 +62,8 @@ class Hand:
     settled: bool = False  # its chips have moved
     net: int = 0
     outcome: str = ""
+    # What a win was owed in full (stake, or twice it); a bank that ran dry paid less (``net``).
+    due: int = 0
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -94,7 +96,7 @@ class Hand:
             "settled": self.settled,
             "net": self.net,
             "outcome": self.outcome,
-        }
+        } | ({"due": self.due} if self.due else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Hand:
@@ -109,6 +111,7 @@ class Hand:
             settled=data["settled"],
             net=data["net"],
             outcome=data["outcome"],
+            due=data.get("due", 0),  # hands stored before it was kept: none
         )
 
 

@@ -24,8 +24,11 @@ def open_storage(
     *,
     synchronous: str = "FULL",
     clock: Callable[[], float] = time.time,
+    default_language: str = "ru",
 ) -> Storage:
     """A backend for the URL, not yet started (call `await storage.start()`).
+
+    ``default_language`` is the language of a chat that never saved its settings.
 
     sqlite:///relative/path, sqlite:////absolute/path, sqlite:///:memory: (tests only).
     """
@@ -45,4 +48,6 @@ def open_storage(
         raise UnknownBackend(shown, "no database path")
     if "?" in path or "#" in path:
         raise UnknownBackend(shown, "URL parameters are not supported")
-    return SqliteStorage(path, synchronous=synchronous, clock=clock)
+    return SqliteStorage(
+        path, synchronous=synchronous, clock=clock, default_language=default_language
+    )

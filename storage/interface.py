@@ -20,6 +20,7 @@ from storage.models import (
     LedgerCheck,
     Player,
     PlayerStats,
+    Refill,
     StatsDelta,
     StoredGame,
     Transfer,
@@ -52,6 +53,10 @@ class Reads(ABC):
     async def is_processed(self, update_id: int) -> bool: ...
 
     @abstractmethod
+    async def player_chats(self, user_id: int) -> list[Player]:
+        """The user's seat in every chat he ever played in, the biggest balance first."""
+
+    @abstractmethod
     async def seated_games(self, user_id: int) -> list[int]:
         """The unfinished games the user sits in, oldest first."""
 
@@ -67,6 +72,10 @@ class Reads(ABC):
         the message already shows can be skipped: Telegram refuses it ("message is not
         modified"), which costs a request and, under flood limits, a slot.
         """
+
+    @abstractmethod
+    async def last_refill(self, chat_id: int, user_id: int) -> float | None:
+        """When the player was last refilled in this chat (unix time), or None."""
 
 
 class Transaction(Reads):
@@ -158,6 +167,19 @@ class Transaction(Reads):
         """The player, created with a grant of `starting_balance` if new; renamed if changed."""
 
     @abstractmethod
+    async def refill(self, chat_id: int, user_id: int, up_to: int, *, period: float) -> Refill:
+        """Issue chips from `Account.ISSUE` to bring the player's balance up to `up_to`, unless
+        the player's last refill in this chat is less than `period` seconds old.
+
+        Idempotent by construction: the last refill is read from the ledger inside the same
+        transaction that writes the next one, so a repeated or concurrent call within the
+        period issues nothing (transactions are serialised), and a crash leaves either both
+        the ledger row and the balance or neither. A balance already at `up_to` or above is
+        left as it is and does not use up the period. `UnknownAccount` if the player does not
+        exist; ValueError for a negative `up_to` or a `period` that is not positive.
+        """
+
+    @abstractmethod
     async def upsert_user(
         self,
         user_id: int,
@@ -165,6 +187,7 @@ class Transaction(Reads):
         *,
         language: str | Unset | None = UNSET,
         private_opened: bool | Unset = UNSET,
+        client_language: str | Unset | None = UNSET,
     ) -> User: ...
 
     @abstractmethod
@@ -279,14 +302,19 @@ class Storage(Reads):
     async def leaderboard(
         self, chat_id: int, *, since: float | None = None, limit: int = 10
     ) -> list[LeaderboardRow]:
-        """By balance; with `since`, by the net result won since that unix time."""
+        """By balance (a banker's with the bank he holds); with `since`, by the net result won
+        since that unix time."""
+
+    @abstractmethod
+    async def held_bank(self, chat_id: int, user_id: int) -> int:
+        """The chips in the banks of the chat's unfinished games that ``user_id`` is banking."""
 
     @abstractmethod
     async def player_stats(self, chat_id: int, user_id: int) -> PlayerStats | None: ...
 
     @abstractmethod
     async def check_ledger(self, chat_id: int) -> LedgerCheck:
-        """Proof of conservation: balances + open banks == everything ever granted."""
+        """Proof of conservation: balances + open banks == everything ever granted or issued."""
 
     @abstractmethod
     async def balance_history(self, chat_id: int, user_id: int) -> list[tuple[float, int]]:

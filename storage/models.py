@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
-AccountKind = Literal["player", "bank", "grant"]
+AccountKind = Literal["player", "bank", "grant", "issue"]
 GameStatus = Literal["lobby", "active", "finished"]
 GAME_STATUSES: Final[frozenset[str]] = frozenset({"lobby", "active", "finished"})
 
@@ -30,13 +30,16 @@ class Account:
 
     player: a Telegram user id (within the chat of the transfer);
     bank: a game id (the open bank of that game);
-    grant: id 0, the outside source of starting balances and top-ups.
+    grant: id 0, the outside source of starting balances and top-ups;
+    issue: id 0, the outside source of the daily refills of broke players (`Transaction.refill`),
+    kept apart from the grants so that a chat's books show how many chips were given back.
     """
 
     kind: AccountKind
     id: int
 
     GRANT: ClassVar[Account]
+    ISSUE: ClassVar[Account]
 
     @classmethod
     def player(cls, user_id: int) -> Account:
@@ -47,13 +50,19 @@ class Account:
         return cls("bank", game_id)
 
     def __post_init__(self) -> None:
-        if self.kind not in ("player", "bank", "grant"):
+        if self.kind not in ("player", "bank", "grant", "issue"):
             raise ValueError(f"unknown account kind {self.kind!r}")
-        if self.kind == "grant" and self.id != 0:
-            raise ValueError("the grant account has id 0")
+        if self.kind in ("grant", "issue") and self.id != 0:
+            raise ValueError(f"the {self.kind} account has id 0")
+
+    @property
+    def is_outside(self) -> bool:
+        """A source of chips from outside the chat's economy: it has no balance."""
+        return self.kind in ("grant", "issue")
 
 
 Account.GRANT = Account("grant", 0)
+Account.ISSUE = Account("issue", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +88,8 @@ class ChatSettings:
     overrides: Mapping[str, object] = field(default_factory=dict)
     turn_timeout: int | None = None
     house_banker: bool = False
+    # A broke player is given chips back up to the starting balance, at most once a day.
+    daily_refill: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +98,10 @@ class User:
 
     user_id: int
     name: str
-    language: str | None
+    language: str | None  # chosen with /lang
     private_opened: bool
+    # The language Telegram last reported for the person, when the bot speaks it.
+    client_language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,18 +167,32 @@ class PlayerStats:
 class LeaderboardRow:
     user_id: int
     name: str
-    balance: int
+    balance: int  # with the bank the player holds as a banker (his chips all the same)
     net: int
     rounds: int
     wins: int
+    bank: int = 0  # of ``balance``, what is in the bank of a game he is banking now
+
+
+@dataclass(frozen=True, slots=True)
+class Refill:
+    """What `Transaction.refill` did: `amount` chips issued (0: none), the balance after it, and
+    from when the player may be refilled again (None: never refilled in this chat)."""
+
+    amount: int
+    balance: int
+    next_at: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class LedgerCheck:
-    """granted == balances + open_banks proves that no chip was created or lost."""
+    """granted + issued == balances + open_banks proves that no chip was created or lost:
+    every chip came in as a starting grant or a refill, and is in a balance or an open bank."""
 
     chat_id: int
     granted: int
     balances: int
     open_banks: int
     ok: bool
+    # Last, with a default, so that checks written before refills existed still compare equal.
+    issued: int = 0

@@ -47,6 +47,7 @@ from storage.models import (
     LedgerCheck,
     Player,
     PlayerStats,
+    Refill,
     StatsDelta,
     StoredGame,
     Transfer,
@@ -85,6 +86,11 @@ _INSERT_LEDGER: Final = (
 )
 _UPDATE_BALANCE: Final = "UPDATE players SET balance = ? WHERE chat_id = ? AND user_id = ?"
 _UPDATE_BANK: Final = "UPDATE games SET bank = ? WHERE game_id = ?"
+# The banks of chat ?1's unfinished games by their banker (read from the engine's state).
+_HELD_BANKS: Final = (
+    "SELECT json_extract(state, '$.engine.banker') AS user_id, sum(bank) AS bank FROM games "
+    "WHERE chat_id = ?1 AND status != 'finished' AND bank > 0 GROUP BY 1"
+)
 # How statistics are merged into a row: every field added, biggest_win the maximum.
 _MERGE_STATS: Final = (
     "rounds = rounds + excluded.rounds, wins = wins + excluded.wins, "
@@ -306,6 +312,7 @@ def _private(settings: ChatSettings) -> ChatSettings:
         dict(settings.overrides),
         settings.turn_timeout,
         settings.house_banker,
+        settings.daily_refill,
     )
 
 
@@ -314,6 +321,9 @@ class _SqliteReads(Reads):
 
     Each read is one statement, so it sees one consistent snapshot even without a transaction.
     """
+
+    # The language of a chat that never saved its settings (the bot's DEFAULT_LANGUAGE).
+    _default_language: str = "ru"
 
     @abstractmethod
     async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
@@ -326,12 +336,12 @@ class _SqliteReads(Reads):
     async def _fetch_chat(self, chat_id: int) -> ChatSettings:
         """The chat's settings from the database (get_chat adds the cache)."""
         row = await self._row(
-            "SELECT language, preset, overrides, turn_timeout, house_banker "
+            "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
             "FROM chats WHERE chat_id = ?",
             (chat_id,),
         )
         if row is None:
-            return ChatSettings(chat_id)
+            return ChatSettings(chat_id, language=self._default_language)
         return ChatSettings(
             chat_id=chat_id,
             language=row[0],
@@ -339,16 +349,18 @@ class _SqliteReads(Reads):
             overrides=json.loads(row[2]),
             turn_timeout=row[3],
             house_banker=bool(row[4]),
+            daily_refill=bool(row[5]),
         )
 
     async def _fetch_user(self, user_id: int) -> User | None:
         """The user from the database (get_user adds the cache)."""
         row = await self._row(
-            "SELECT name, language, private_opened FROM users WHERE user_id = ?", (user_id,)
+            "SELECT name, language, private_opened, client_language FROM users WHERE user_id = ?",
+            (user_id,),
         )
         if row is None:
             return None
-        return User(user_id, row[0], row[1], bool(row[2]))
+        return User(user_id, row[0], row[1], bool(row[2]), row[3])
 
     async def get_player(self, chat_id: int, user_id: int) -> Player | None:
         row = await self._row(
@@ -358,6 +370,14 @@ class _SqliteReads(Reads):
         if row is None:
             return None
         return Player(chat_id, user_id, row[0], row[1])
+
+    async def player_chats(self, user_id: int) -> list[Player]:
+        rows = await self._rows(
+            "SELECT chat_id, name, balance FROM players WHERE user_id = ? "
+            "ORDER BY balance DESC, chat_id",
+            (user_id,),
+        )
+        return [Player(row[0], user_id, row[1], row[2]) for row in rows]
 
     async def seated_games(self, user_id: int) -> list[int]:
         rows = await self._rows(
@@ -379,6 +399,14 @@ class _SqliteReads(Reads):
             (chat_id, message_id),
         )
         return None if row is None else str(row[0])
+
+    async def last_refill(self, chat_id: int, user_id: int) -> float | None:
+        row = await self._row(
+            "SELECT max(created_at) FROM ledger WHERE chat_id = ? AND source_kind = 'issue' "
+            "AND target_id = ?",
+            (chat_id, user_id),
+        )
+        return None if row is None or row[0] is None else float(row[0])
 
     async def load_game(self, game_id: int) -> StoredGame | None:
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
@@ -405,8 +433,10 @@ class SqliteTransaction(_SqliteReads, Transaction):
         clock: Callable[[], float],
         caches: _Caches,
         batch: _Batch,
+        default_language: str = "ru",
     ) -> None:
         self._conn: aiosqlite.Connection | None = conn
+        self._default_language = default_language
         self._clock = clock
         self._caches = caches
         # Rows written by this block or an earlier one of its batch: read from the database,
@@ -678,6 +708,28 @@ class SqliteTransaction(_SqliteReads, Transaction):
             )
         return Player(chat_id, user_id, name, starting_balance)
 
+    async def refill(self, chat_id: int, user_id: int, up_to: int, *, period: float) -> Refill:
+        if up_to < 0 or not period > 0:
+            raise ValueError(f"a refill needs up_to >= 0 and period > 0, got {up_to}, {period}")
+        row = await self._row(
+            "SELECT balance, (SELECT max(created_at) FROM ledger WHERE chat_id = ?1 "
+            "AND source_kind = 'issue' AND target_id = ?2) "
+            "FROM players WHERE chat_id = ?1 AND user_id = ?2",
+            (chat_id, user_id),
+        )
+        if row is None:
+            raise UnknownAccount(chat_id, Account.player(user_id))
+        balance, last = int(row[0]), row[1]
+        now = self._clock()
+        next_at = None if last is None else last + period
+        if balance >= up_to or (next_at is not None and now < next_at):
+            return Refill(0, balance, next_at)
+        amount = up_to - balance
+        row_ = (chat_id, None, None, "issue", 0, "player", user_id, amount, "daily refill")
+        await self._execute(_INSERT_LEDGER, (*row_, None, up_to, now))
+        await self._execute(_UPDATE_BALANCE, (up_to, chat_id, user_id))
+        return Refill(amount, up_to, now + period)
+
     async def upsert_user(
         self,
         user_id: int,
@@ -685,6 +737,7 @@ class SqliteTransaction(_SqliteReads, Transaction):
         *,
         language: str | Unset | None = UNSET,
         private_opened: bool | Unset = UNSET,
+        client_language: str | Unset | None = UNSET,
     ) -> User:
         old = await self.get_user(user_id)
         user = User(
@@ -700,14 +753,26 @@ class SqliteTransaction(_SqliteReads, Transaction):
                 if not isinstance(private_opened, Unset)
                 else (old.private_opened if old is not None else False)
             ),
+            client_language=(
+                client_language
+                if not isinstance(client_language, Unset)
+                else (old.client_language if old is not None else None)
+            ),
         )
         self._writes.users.add(user_id)
         self._caches.users.pop(user_id)
         await self._execute(
-            "INSERT INTO users (user_id, name, language, private_opened) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
-            "language = excluded.language, private_opened = excluded.private_opened",
-            (user.user_id, user.name, user.language, int(user.private_opened)),
+            "INSERT INTO users (user_id, name, language, private_opened, client_language) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, "
+            "language = excluded.language, private_opened = excluded.private_opened, "
+            "client_language = excluded.client_language",
+            (
+                user.user_id,
+                user.name,
+                user.language,
+                int(user.private_opened),
+                user.client_language,
+            ),
         )
         return user
 
@@ -715,11 +780,11 @@ class SqliteTransaction(_SqliteReads, Transaction):
         self._writes.chats.add(settings.chat_id)
         self._caches.chats.pop(settings.chat_id)
         await self._execute(
-            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
+            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
+            "daily_refill) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
             "language = excluded.language, preset = excluded.preset, "
             "overrides = excluded.overrides, turn_timeout = excluded.turn_timeout, "
-            "house_banker = excluded.house_banker",
+            "house_banker = excluded.house_banker, daily_refill = excluded.daily_refill",
             (
                 settings.chat_id,
                 settings.language,
@@ -727,6 +792,7 @@ class SqliteTransaction(_SqliteReads, Transaction):
                 json.dumps(dict(settings.overrides), ensure_ascii=False, sort_keys=True),
                 settings.turn_timeout,
                 int(settings.house_banker),
+                int(settings.daily_refill),
             ),
         )
 
@@ -742,6 +808,9 @@ class SqliteTransaction(_SqliteReads, Transaction):
         users: set[int] = set()
         banks: set[int] = set()
         for transfer in transfers:
+            if Account.ISSUE in (transfer.source, transfer.target):
+                # Only refill() issues chips: it alone enforces the once-a-period rule.
+                raise ValueError("chips are issued by refill(), not by apply_transfers()")
             for account in (transfer.source, transfer.target):
                 if account.kind == "player":
                     users.add(account.id)
@@ -921,8 +990,9 @@ class SqliteTransaction(_SqliteReads, Transaction):
         # No timestamp tells when settings were saved, but a row of the new id can only have
         # been saved after the upgrade: it wins whole.
         await self._execute(
-            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker) "
-            "SELECT ?2, language, preset, overrides, turn_timeout, house_banker FROM chats "
+            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
+            "daily_refill) SELECT ?2, language, preset, overrides, turn_timeout, house_banker, "
+            "daily_refill FROM chats "
             "WHERE chat_id = ?1 ON CONFLICT (chat_id) DO NOTHING",
             (old_chat_id, new_chat_id),
         )
@@ -1046,6 +1116,7 @@ class SqliteStorage(_SqliteReads, Storage):
         clock: Callable[[], float] = time.time,
         migrations: Sequence[Migration] = MIGRATIONS,
         cache_size: int = CACHE_SIZE,
+        default_language: str = "ru",
     ) -> None:
         mode = synchronous.upper()
         if mode not in SYNCHRONOUS_MODES:
@@ -1060,6 +1131,7 @@ class SqliteStorage(_SqliteReads, Storage):
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         self._caches = _Caches(cache_size)
+        self._default_language = default_language
         self._batch: _Batch | None = None  # the open group commit, if any
         self._writers = 0  # transactions waiting for the lock
         self._flushes: set[asyncio.Task[None]] = set()
@@ -1190,7 +1262,7 @@ class SqliteStorage(_SqliteReads, Storage):
             if batch is None:
                 batch = _Batch(asyncio.get_running_loop().create_future())
             batch.blocks += 1
-            tx = SqliteTransaction(conn, self._clock, self._caches, batch)
+            tx = SqliteTransaction(conn, self._clock, self._caches, batch, self._default_language)
             try:
                 if tx._first:
                     self._batch = batch  # a failed BEGIN is undone like a failed block
@@ -1354,11 +1426,14 @@ class SqliteStorage(_SqliteReads, Storage):
         self, chat_id: int, *, since: float | None = None, limit: int = 10
     ) -> list[LeaderboardRow]:
         if since is None:
+            # A banker's chips are his balance and the bank he holds: ranked by both.
             rows = await self._rows(
-                "SELECT p.user_id, p.name, p.balance, coalesce(s.net, 0), "
-                "coalesce(s.rounds, 0), coalesce(s.wins, 0) "
+                "SELECT p.user_id, p.name, p.balance + coalesce(h.bank, 0) AS chips, "
+                "coalesce(s.net, 0), coalesce(s.rounds, 0), coalesce(s.wins, 0), "
+                "coalesce(h.bank, 0) "
                 "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
-                "WHERE p.chat_id = ? ORDER BY p.balance DESC, p.user_id LIMIT ?",
+                f"LEFT JOIN ({_HELD_BANKS}) AS h ON h.user_id = p.user_id "
+                "WHERE p.chat_id = ?1 ORDER BY chips DESC, p.user_id LIMIT ?2",
                 (chat_id, limit),
             )
         else:
@@ -1372,6 +1447,13 @@ class SqliteStorage(_SqliteReads, Storage):
                 (chat_id, since, limit),
             )
         return [LeaderboardRow(*row) for row in rows]
+
+    async def held_bank(self, chat_id: int, user_id: int) -> int:
+        row = await self._row(
+            f"SELECT coalesce(sum(bank), 0) FROM ({_HELD_BANKS}) WHERE user_id = ?2",
+            (chat_id, user_id),
+        )
+        return int(row[0]) if row is not None else 0
 
     async def player_stats(self, chat_id: int, user_id: int) -> PlayerStats | None:
         row = await self._row(
@@ -1395,12 +1477,17 @@ class SqliteStorage(_SqliteReads, Storage):
             "  FROM ledger WHERE chat_id = ?1),"
             " (SELECT coalesce(sum(balance), 0) FROM players WHERE chat_id = ?1),"
             " (SELECT coalesce(sum(bank), 0) FROM games"
-            "  WHERE chat_id = ?1 AND status != 'finished')",
+            "  WHERE chat_id = ?1 AND status != 'finished'),"
+            " (SELECT coalesce(sum(CASE WHEN source_kind = 'issue' THEN amount ELSE 0 END), 0)"
+            "       - coalesce(sum(CASE WHEN target_kind = 'issue' THEN amount ELSE 0 END), 0)"
+            "  FROM ledger WHERE chat_id = ?1)",
             (chat_id,),
         )
         assert row is not None
-        granted, balances, banks = (int(v) for v in row)
-        return LedgerCheck(chat_id, granted, balances, banks, granted == balances + banks)
+        granted, balances, banks, issued = (int(v) for v in row)
+        return LedgerCheck(
+            chat_id, granted, balances, banks, granted + issued == balances + banks, issued
+        )
 
     async def balance_history(self, chat_id: int, user_id: int) -> list[tuple[float, int]]:
         rows = await self._rows(

@@ -123,6 +123,18 @@ class Harness:
         await self.pump()
         return await query.wait(timeout=5)
 
+    async def end_game(self, user: FakeUser, *, thread_id: int | None = None) -> Message:
+        """/endgame, and ``user`` confirms it on the question the bot asks in the group;
+        returns the question message."""
+        await self.say(user, "/endgame", thread_id=thread_id)
+        question = self.group.last_with_buttons()
+        assert question is not None, "no «end the game?» question"
+        yes = [d for _, d in question.flat_buttons if d and d.startswith("e:") and d[-2:] == ":y"]
+        assert yes, question.buttons
+        answer = await self.press_data(user, question, yes[0])
+        assert not answer.show_alert, answer
+        return question
+
     def bot_texts_since(self, count: int, chat: Chat | None = None) -> list[str]:
         """Texts of the bot's messages posted after the first ``count`` messages of the chat."""
         messages = (chat or self.group).all_messages[count:]

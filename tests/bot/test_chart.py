@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import calendar
+import re
 import struct
+import subprocess
+import sys
 import time
 import zlib
 from collections.abc import Iterator
@@ -12,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot import render
-from bot.chart import render_balance_chart, thin
+from bot.chart import axis_texts, render_balance_chart, thin
 from bot.handlers import month_start
 from bot.replies import SAME_COMMAND_SECONDS
 from storage import StatsDelta
@@ -170,7 +173,7 @@ async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_ne
     # home36: Борис 21 (+50), Вика 19 against the banker's 19 (a push), Гоша busts (−100 with
     # the fine); the banker Аня nets +50.
     await play_round(harness, "home36", buttons=False, next_round=False)
-    await harness.say(a, "/endgame")
+    await harness.end_game(a)
     # classic36 with two aces for Борис: the golden point, +40 at once; Вика 17 loses 25 to the
     # banker Аня, who draws to 21.
     harness.script(decks=[["AS", "9S", "7H", "AH", "8D", "KD", "10D"]], lots=[0])
@@ -220,9 +223,11 @@ async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_ne
         (shown,) = harness.private_since(user, seen)  # the asker's private chat
         assert harness.bot_texts_since(count) == [harness.pointer(user)]
         assert shown == plain(render.stats(st, user.first_name, "ru"))
-        rounds, wins, _, _, twentyones, golden, busts, biggest, net = expected[user.id]
-        assert f"Раундов: {rounds} · побед: {wins}" in shown
-        assert f"Очко: {twentyones} · золотое очко: {golden} · переборов: {busts}" in shown
+        rounds, wins, losses, pushes, twentyones, golden, busts, biggest, net = expected[user.id]
+        counts = {"rounds": rounds, "wins": wins, "losses": losses, "pushes": pushes}
+        assert render.text("stats-rounds", "ru", **counts) in shown
+        specials = {"twentyones": twentyones, "golden": golden, "busts": busts}
+        assert render.text("stats-special", "ru", **specials) in shown
         signed = f"+{net}" if net > 0 else f"−{-net}" if net < 0 else "0"
         assert f"Крупнейший выигрыш: {biggest} · итог: {signed}" in shown
 
@@ -256,7 +261,12 @@ async def test_top_of_all_time_and_of_this_month(harness: Harness, far_east: Non
     assert harness.bot_texts_since(count) == [harness.pointer(d)]  # one pointer in the group
 
     rows = await storage.leaderboard(chat, limit=10)
-    assert [(r.name, r.balance) for r in rows] == [("Борис", 1050), ("Вика", 975), ("Аня", 900)]
+    # Аня banks: her 900 and the 75 in the bank she holds (ahead of Вика's 975 by her id).
+    assert [(r.name, r.balance, r.bank) for r in rows] == [
+        ("Борис", 1050, 0),
+        ("Аня", 975, 75),
+        ("Вика", 975, 0),
+    ]
     assert every == plain(render.leaderboard(rows, "ru", period="all"))
 
     rows = await storage.leaderboard(chat, since=boundary, limit=10)
@@ -266,3 +276,65 @@ async def test_top_of_all_time_and_of_this_month(harness: Harness, far_east: Non
     ]
     assert month == month_ru == plain(render.leaderboard(rows, "ru", period="month"))
     assert "Борис" not in month and "+40" in month
+
+
+# ------------------------------------------------------------------------------ the axes
+
+
+EVENING = 1_764_612_000.0  # 2025-12-01 18:00 UTC
+
+
+@pytest.mark.parametrize(
+    ("points", "kind"),
+    [
+        ([(EVENING, 1000)], "time"),  # a lone point
+        ([(EVENING, 1000), (EVENING + 90, 1050)], "time"),  # a minute and a half
+        ([(EVENING + 240.0 * i, 1000 + (37 * i) % 300) for i in range(40)], "time"),
+        ([(EVENING + 2400.0 * i, 1000 + (37 * i) % 300) for i in range(40)], "time"),  # past 0:00
+        ([(EVENING + 5 * 3600.0 * i, 1000 + (1337 * i) % 3000) for i in range(40)], "date"),
+        ([(EVENING + 20 * 86400.0 * i, 1000 + (1337 * i) % 3000) for i in range(40)], "month"),
+    ],
+)
+def test_one_clear_time_axis_in_the_chat_language(
+    points: list[tuple[float, int]], kind: str
+) -> None:
+    clock = re.compile(r"^\d{1,2}:\d\d$")  # «18:05», never seconds or an offset
+    clock_en = re.compile(r"^\d{1,2}:\d\d\u202f(AM|PM)$")
+    ru_day = re.compile(r"^\d{1,2} [а-я]{3,5}\.?$")  # «1 дек.»
+    en_day = re.compile(r"^[A-Z][a-z]{2} \d{1,2}$")  # «Dec 1»
+    ru_month = re.compile(r"^[а-я]{3,6}\.? \d{4}\u202fг\.$")  # «янв. 2026 г.»
+    en_month = re.compile(r"^[A-Z][a-z]{2} \d{4}$")
+    patterns = {
+        # Clock times; a midnight is named by its day.
+        "time": ((clock, ru_day), (clock_en, en_day)),
+        "date": ((ru_day,), (en_day,)),
+        "month": ((ru_month,), (en_month,)),
+    }[kind]
+    for lang, allowed in zip(("ru", "en"), patterns, strict=True):
+        xs, ys, label = axis_texts(points, lang=lang)
+        assert len(xs) >= 3, xs
+        assert all(any(p.match(x) for p in allowed) for x in xs), (lang, xs)
+        # A clock time seen twice has its new day between: never two unexplained «18:00».
+        for i, x in enumerate(xs):
+            if x in xs[:i]:
+                assert any(not allowed[0].match(between) for between in xs[xs.index(x) : i]), xs
+        assert "UTC" in label
+        if kind == "time":
+            assert ("дек." if lang == "ru" else "Dec") in label, label
+        # Numbers as the language writes them: «1 000» (a no-break space) and «1,000».
+        big = [y for y in ys if len(y) > 3]
+        assert big, ys
+        assert all(("\u00a0" in y) if lang == "ru" else ("," in y) for y in big), (lang, ys)
+
+
+def test_matplotlib_is_imported_only_to_draw_a_chart() -> None:
+    code = (
+        "import sys, bot.app, bot.handlers, bot.chart\n"
+        "assert 'matplotlib' not in sys.modules, 'imported at start'\n"
+        "bot.chart.render_balance_chart([(1.0e9, 5)], title='x', lang='ru')\n"
+        "assert 'matplotlib' in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from bot import i18n, render
+import asyncio
+import re
+from dataclasses import replace
+
+import pytest
+
+from bot import handlers, i18n, render
 from bot.callbacks import Act
 from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
+from rules.variants import PRESETS
 from tests.bot.conftest import Harness, plain
 from tests.bot.test_rounds import play_round
 from tests.botapi.models import Message
@@ -44,7 +51,7 @@ async def test_an_admin_sets_preset_dark_draw_and_fine_for_the_next_game(
         50,
     )
     # A preset named in /newgame is played as it is, without the chat's overrides.
-    await harness.say(b, "/endgame")
+    await harness.end_game(b)
     await harness.say(b, "/newgame big54")
     variant = (await harness.stored()).state["engine"]["variant"]
     assert (variant["name"], variant["dark_draw"], variant["bust_fine_percent"]) == (
@@ -66,7 +73,10 @@ async def test_an_invalid_combination_is_refused_with_an_alert(harness: Harness)
     for key, value in (("acelow", "off"), ("dark_draw", "on")):
         answer = await harness.press_data(a, menu, setting(menu, key, value))
         assert answer.show_alert and answer.text, (key, value)
-        assert answer.text.startswith(render.refusal("invalid_variant", {}, "ru"))
+        # Why, in the chat's language: no engine text in English is appended.
+        assert answer.text == render.setting_refusal(key, "ru")
+        assert answer.text.startswith("Так нельзя: ")
+        assert not re.search("[A-Za-z]{3,}", answer.text), answer.text
         assert await harness.rt.storage.get_chat(harness.group.id) == before
     # The close button leaves the saved settings.
     await harness.press_data(a, menu, setting(menu, "close", "x"))
@@ -80,7 +90,7 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
         len(chat.all_messages) for chat in (harness.group, harness.private(a), harness.private(b))
     )
     await harness.say(b, "/lang en")  # not an admin
-    assert harness.private_since(b, seen_b) == [render.refusal("not_allowed", {}, "ru")]
+    assert harness.private_since(b, seen_b) == [render.refusal("admins_only", {}, "ru")]
     assert harness.bot_texts_since(count) == [harness.pointer(b)]
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "ru"
     await harness.say(a, "/lang en")
@@ -90,12 +100,13 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     count = len(harness.group.all_messages)
     seen_b = len(harness.private(b).all_messages)
     await harness.say(b, "/help")
-    assert harness.private_since(b, seen_b) == [plain(render.help_text("en", private=False))]
+    # What Борис alone reads is in his language: his Telegram speaks Russian.
+    assert harness.private_since(b, seen_b) == [plain(render.help_text("ru", private=False))]
     assert harness.bot_texts_since(count) == []  # Борис was pointed to his chat a moment ago
     await harness.say(b, "/newgame")
     assert harness.table().content.startswith(plain(i18n.t("lobby-header", "en")))
     answer = await harness.press_raw(b, harness.table(), "g:1:99:hit")
-    assert answer.text == render.refusal("stale_button", {}, "en")
+    assert answer.text == render.refusal("stale_button", {}, "ru")
     # Without a private chat the answer is posted in the group, in its language.
     newcomer = harness.newcomer("Дима")
     count = len(harness.group.all_messages)
@@ -132,12 +143,13 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     assert harness.bot_texts_since(count) == []  # one pointer every few minutes
     assert balance == plain(render.balance("Борис", 1050, "ru"))
     rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
-    assert [r.name for r in rows] == ["Борис", "Вика", "Аня"]
+    # The banker Аня's 900 and the 75 in her bank tie with Вика's 975 (the lower id first).
+    assert [(r.name, r.balance) for r in rows] == [("Борис", 1050), ("Аня", 975), ("Вика", 975)]
     assert top == plain(render.leaderboard(rows, "ru", period="all"))
     assert own == plain(render.stats(stats, "Борис", "ru"))
-    # In a private chat these belong to the group.
+    # In the private chat: the balance of every chat he plays in (here, one).
     await harness.say(b, "/balance", harness.bot)
-    assert harness.private_texts(b)[-1] == plain(render.text("group_only", "ru"))
+    assert harness.private_texts(b)[-1] == plain(render.balances([("Очко", 1050)], "ru"))
 
     # Without a private chat the answers are posted in the group: one a minute per person,
     # and the same command once a minute in the chat.
@@ -201,7 +213,10 @@ async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -
     count = len(h.group.all_messages)
     seen = len(h.private(d).all_messages)
     await h.say(d, "/hit", thread_id=first)  # topic 1's round is over; Гоша's turn is in 2
-    assert h.private_since(d, seen) == [render.refusal("wrong_phase", {}, "ru")]
+    # What is going on there and what to do, not «another stage».
+    refused = render.refusal("wrong_phase", {"phase": "round_over"}, "ru")
+    assert h.private_since(d, seen) == [refused]
+    assert refused.startswith("Раунд окончен")
     replies = [m for m in h.group.all_messages[count:] if m.from_bot]
     assert [(m.content, m.thread_id) for m in replies] == [(h.pointer(d), first)]
     assert (await h.stored(second)).version == two.version + 1
@@ -212,3 +227,155 @@ async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -
     for message in h.group.all_messages:
         if message.from_bot:
             assert message.thread_id in (first, second), message
+
+
+# ------------------------------------------------------------------ /endgame asks first
+
+
+async def _a_round_with_a_stake(harness: Harness) -> None:
+    a, b, c, _ = harness.users
+    harness.script(decks=[["10S", "9S", "7H", "AS", "8D", "KD"]], lots=[0])
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    await harness.say(c, "/join")
+    await harness.say(b, "/deal")
+    await harness.say(a, "/bank 100")  # Аня banks (the lot)
+    await harness.say(b, "/bet 50")
+
+
+def _answer_data(question: Message, yes: bool) -> str:
+    found = [d for _, d in question.flat_buttons if d and d.endswith(":y" if yes else ":n")]
+    assert len(found) == 1, question.buttons
+    return found[0]
+
+
+async def test_endgame_asks_its_asker_and_ends_with_one_summary(harness: Harness) -> None:
+    a, b, c, _ = harness.users
+    await _a_round_with_a_stake(harness)
+    game = await harness.stored()
+    assert game.state["engine"]["hands"][0]["stake"] == 50, game.state["engine"]["hands"]
+    count = len(harness.group.all_messages)
+    await harness.say(c, "/endgame")  # neither the creator, the banker nor an admin
+    assert not any(m.from_bot and m.inline_keyboard for m in harness.group.all_messages[count:])
+
+    count = len(harness.group.all_messages)
+    await harness.say(a, "/endgame")
+    asked = [m for m in harness.group.all_messages[count:] if m.from_bot]
+    assert len(asked) == 1, [m.content for m in asked]
+    question = asked[0]
+    assert question.content.startswith("🏁 Завершить игру?") and "Аня" in question.content
+    assert (await harness.stored()).status != "finished"
+    # Somebody else's press changes nothing.
+    answer = await harness.press_data(b, question, _answer_data(question, yes=True))
+    assert answer.show_alert and answer.text == render.end_not_yours("Аня", "ru")
+    assert (await harness.stored()).version == game.version
+    # «Keep playing»: the question says so and loses its buttons.
+    await harness.press_data(a, question, _answer_data(question, yes=False))
+    assert not question.inline_keyboard
+    assert question.content == plain(render.text("endgame-kept", "ru", name="Аня"))
+    assert (await harness.stored()).version == game.version
+
+    # Asked again, and confirmed: the game ends, the question goes, ONE summary is posted.
+    await harness.say(a, "/endgame")
+    question = harness.group.last_with_buttons()
+    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    count = len(harness.group.all_messages)
+    answer = await harness.press_data(a, question, _answer_data(question, yes=True))
+    assert not answer.show_alert, answer
+    ended = await harness.rt.storage.load_game(game.game_id)
+    assert ended is not None and ended.status == "finished"
+    assert question.deleted
+    posted = [m.content for m in harness.group.all_messages[count:] if m.from_bot]
+    assert len(posted) == 1, posted
+    summary = posted[0]
+    assert summary.startswith("🏁 Аня — игра окончена\n"), summary
+    assert summary.count("окончен") == 1 and "завершил" not in summary
+    assert "Итоговые балансы" in summary
+    table = harness.group.message(game.table_message_id or 0)
+    assert table is not None and i18n.t("prompt-ended_below", "ru") in table.content
+    assert harness.group.last_with_buttons() is None  # no live button anywhere in the group
+    assert await harness.balance(b) == 1000  # the stake of the unfinished round came back
+    assert (await harness.rt.storage.check_ledger(harness.group.id)).ok
+    # A late press on a closed question does nothing.
+    answer = await harness.press_raw(a, question, _answer_data(question, yes=True))
+    assert answer.show_alert and answer.text == render.text("endgame-over", "ru")
+
+
+async def test_endgame_question_expires(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _, _, _ = harness.users
+    await _a_round_with_a_stake(harness)
+    game = await harness.stored()
+    # Pressed after its time (judged by the service's clock, as after a restart): refused.
+    await harness.say(a, "/endgame")
+    question = harness.group.last_with_buttons()
+    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    yes = _answer_data(question, yes=True)
+    await harness.advance_clock(handlers.END_CONFIRM_SECONDS + 1)
+    answer = await harness.press_data(a, question, yes)
+    assert answer.show_alert and answer.text == render.text("endgame-expired", "ru")
+    assert not question.inline_keyboard
+    assert question.content == plain(render.text("endgame-expired", "ru"))
+    assert (await harness.stored()).status != "finished"
+    # Left alone, the question closes itself when its time is up.
+    monkeypatch.setattr(handlers, "END_CONFIRM_SECONDS", 0.3)
+    await harness.say(a, "/endgame")
+    question = harness.group.last_with_buttons()
+    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    await asyncio.sleep(0.6)
+    await harness.deliver()
+    assert not question.inline_keyboard
+    assert question.content == plain(render.text("endgame-expired", "ru"))
+    stored = await harness.stored()
+    assert stored.status != "finished" and stored.game_id == game.game_id
+
+
+async def test_rules_without_a_name_show_the_running_game(harness: Harness) -> None:
+    a, b, _, _ = harness.users
+    seen = len(harness.private(a).all_messages)
+    await harness.say(a, "/rules")  # no game: the chat's preset (classic36)
+    assert harness.private_since(a, seen) == [plain(render.rules_text("classic36", "ru"))]
+    # The chat's settings change the next game; a game of another preset runs meanwhile.
+    chat = await harness.rt.storage.get_chat(harness.group.id)
+    async with harness.rt.storage.transaction() as tx:
+        await tx.save_chat_settings(
+            replace(chat, preset="home36", overrides={"bust_fine_percent": 50})
+        )
+    await harness.say(b, "/newgame big54")
+    harness.advance_reply_clock(SAME_COMMAND_SECONDS)
+    seen = len(harness.private(a).all_messages)
+    await harness.say(a, "/rules")
+    (shown,) = harness.private_since(a, seen)
+    big54 = PRESETS["big54"]
+    assert shown == plain(render.rules_text("big54", "ru", big54, running=True))
+    assert i18n.t("rules-running", "ru") in shown and "big54" in shown
+    await harness.end_game(b)
+    harness.advance_reply_clock(SAME_COMMAND_SECONDS)
+    seen = len(harness.private(a).all_messages)
+    await harness.say(a, "/rules")  # the next game: home36 with the chat's fine
+    (shown,) = harness.private_since(a, seen)
+    assert "home36" in shown and i18n.t("rules-chat_overrides", "ru") in shown
+    assert plain(i18n.t("rules-fine", "ru", percent=50)) in shown
+
+
+@pytest.mark.parametrize("preset", ["classic36", "home36", "big54", "twodecks104"])
+async def test_only_the_newest_message_of_a_chat_carries_buttons(
+    harness: Harness, preset: str
+) -> None:
+    """Superseded hand messages, old tables and old results lose their buttons: at every step
+    each chat has at most one message that still acts; after /endgame none."""
+
+    def live() -> dict[int, list[int]]:
+        chats = [harness.group, *(harness.private(u) for u in harness.users)]
+        return {
+            chat.id: [m.message_id for m in chat.messages if m.from_bot and m.inline_keyboard]
+            for chat in chats
+        }
+
+    async def check(step: int) -> None:
+        for chat, ids in live().items():
+            assert len(ids) <= 1, (step, chat, ids)
+
+    await play_round(harness, preset, buttons=True, on_step=check)
+    await check(-1)
+    await harness.end_game(harness.users[0])
+    assert all(not ids for ids in live().values()), live()

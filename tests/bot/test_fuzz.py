@@ -28,9 +28,11 @@ from telegram import Update
 
 from bot.app import sweep_stale
 from bot.callbacks import Act, GameButton, parse_game
-from bot.handlers import GAME_COMMANDS, SETTING_OPTIONS, on_timer
+from bot.commands import every_name
+from bot.handlers import on_timer
 from bot.render import refusal
 from bot.service import game_of
+from bot.settings_options import CLOSE, CLOSE_VALUE, OPTIONS
 from rules.game import Game
 from rules.randomness import RandomSource, RecordedSource, seeded
 from rules.table import Phase
@@ -44,21 +46,10 @@ from tests.rules.test_properties import chips_brought
 
 UPDATES = int(os.environ.get("OCHKO_FUZZ_UPDATES", "10000"))
 BATCH = 40
-COMMANDS = [
-    "start",
-    "newgame",
-    *GAME_COMMANDS,
-    "table",
-    "hand",
-    "balance",
-    "top",
-    "stats",
-    "rules",
-    "settings",
-    "lang",
-    "help",
-]
+# /chart and /verify are costly, /odds private: each has tests of its own.
+COMMANDS = sorted(every_name() - {"chart", "verify", "odds"})
 ACTS = [a.value for a in Act]
+SETTING_VALUES = {o.key: o.values for o in OPTIONS} | {CLOSE: (CLOSE_VALUE,)}
 WEIRD_AMOUNTS = [
     "0", "-5", "1", "+7", "1.5", "1e3", "0x10", "abc", "∞", "NaN", "٣", "١٠", "１０",
     "99999999999999999999", "999999999999999", "2147483648", "00001", " ", "5 5", "1_000",
@@ -262,8 +253,8 @@ class Fuzzer:
         if roll < 0.7:
             chat = rng.choice([*self.groups, None])
             chat_id = chat.id if chat is not None else rng.choice([0, 1, -1, 10**17])
-            key = rng.choice([*SETTING_OPTIONS, "house_banker", "../", ""])
-            options = SETTING_OPTIONS.get(key, ("on",))
+            key = rng.choice([*SETTING_VALUES, "house_banker", "../", ""])
+            options = SETTING_VALUES.get(key, ("on",))
             value = rng.choice([*options, "maybe", "", "ru" * 20])
             return f"s:{chat_id}:{key}:{value}"
         if roll < 0.8:

@@ -11,7 +11,14 @@ import pytest
 from bot import render
 from bot.callbacks import Act
 from rules.cards import Card
-from tests.bot.conftest import Harness, hand_codes, make_settings, start_harness, stop_harness
+from tests.bot.conftest import (
+    Harness,
+    hand_codes,
+    make_settings,
+    plain,
+    start_harness,
+    stop_harness,
+)
 from tests.bot.test_rounds import PLANS, play_round
 from tests.botapi import BotApiServer
 
@@ -70,6 +77,9 @@ async def test_a_player_without_the_private_chat_plays_by_deep_link_and_peek(
     texts = h.private_texts(b)
     assert texts[0] == render.text("private-opened", "ru")
     assert any(shown("10S") in t for t in texts[1:]), texts
+    # The hand names the group it belongs to (a person may play in several).
+    header = plain(render.text("hand-header", "ru", chat=h.group.title, round=1))
+    assert any(t.startswith(header) for t in texts[1:]), texts
     assert not any(shown("9S") in t for t in texts), texts
     user = await h.rt.storage.get_user(b.id)
     assert user is not None and user.private_opened
@@ -115,7 +125,7 @@ async def test_a_blocked_bot_falls_back_to_peek(harness: Harness) -> None:
 def hidden_cards(hands: list[dict[str, object]]) -> dict[int, list[str]]:
     """Each player's cards that nobody else may see now (not face up, hand not revealed).
 
-    Jokers are left out: their symbol 🃏 is also the game's emblem in every header."""
+    Jokers are left out: both show as ★, so one's own joker cannot be told from another's."""
     hidden: dict[int, list[str]] = {}
     for hand in hands:
         cards = hand["cards"]

@@ -47,7 +47,7 @@ async def test_press_out_of_turn_is_an_alert_and_changes_nothing(harness: Harnes
     table = harness.table()
     answer = await harness.press_act(c, table, Act.BET, 50)
     assert answer.show_alert
-    assert answer.text == refusal("not_your_turn")
+    assert answer.text == refusal("not_your_turn", turn_name="Борис")
     # The banker, and a member who is not at the table, fare no better.
     assert (await harness.press_act(a, table, Act.BET, 50)).show_alert
     answer = await harness.press_act(d, table, Act.BET, 50)
@@ -74,7 +74,7 @@ async def test_outdated_button_is_refused(harness: Harness) -> None:
     # A button drawn for the current decision but at an earlier version of it is still good:
     # the hit button of Борис' draw.
     answer = await harness.press_raw(c, table, f"g:{stored.game_id}:{stored.version}:hit")
-    assert answer.text == refusal("not_your_turn")
+    assert answer.text == refusal("not_your_turn", turn_name="Борис")
     await unchanged(harness, stored)
 
 
@@ -194,7 +194,7 @@ async def test_endgame_needs_the_creator_the_banker_or_an_admin(harness: Harness
     assert harness.private_since(d, seen) == [refusal("not_allowed")]
     assert harness.bot_texts_since(count) == [harness.pointer(d)]
     await unchanged(harness, stored)
-    await harness.say(a, "/endgame")
+    await harness.end_game(a)
     ended = await harness.rt.storage.load_game(stored.game_id)
     assert ended is not None and ended.status == "finished"
     assert await harness.rt.storage.load_active_game(harness.group.id, 0) is None
@@ -212,7 +212,9 @@ async def test_settings_need_an_admin(harness: Harness) -> None:
     count = len(harness.group.all_messages)
     seen = len(harness.private(b).all_messages)
     await harness.say(b, "/settings")
-    assert harness.private_since(b, seen) == [refusal("not_allowed")]
+    # Admins only: not «the creator, the banker or an admin», which is /endgame's rule.
+    assert harness.private_since(b, seen) == [refusal("admins_only")]
+    assert refusal("admins_only") == "Это могут только админы группы."
     assert harness.bot_texts_since(count) == [harness.pointer(b)]
     assert harness.group.last_with_buttons() is None
     assert harness.private(b).last_with_buttons() is None
@@ -222,7 +224,7 @@ async def test_settings_need_an_admin(harness: Harness) -> None:
     before = await harness.rt.storage.get_chat(harness.group.id)
     data = next(d for _, d in menu.flat_buttons if d and d.endswith(":preset:home36"))
     answer = await harness.press_raw(b, menu, data)
-    assert answer.show_alert and answer.text == refusal("not_allowed")
+    assert answer.show_alert and answer.text == refusal("admins_only")
     assert await harness.rt.storage.get_chat(harness.group.id) == before
 
 

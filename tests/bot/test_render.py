@@ -11,6 +11,8 @@ from telegram import InlineKeyboardMarkup
 
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
+from bot.commands import COMMANDS
+from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
 from rules.game import Game, new_game
@@ -217,8 +219,12 @@ def check_result(text: str, settled: RoundSettled, lang: str = "ru") -> None:
             assert "при своих" in text or "push" in text
         for code in r.cards:
             assert render.card(__import__("rules.cards").cards.Card.parse(code)) in text
-    for _, amount in settled.balances:
-        assert f"— {i18n.number(amount, lang)}" in text
+    for player, amount in settled.balances:
+        # The banker's chips are his balance and the bank he holds at the showdown.
+        held = settled.bank if player == settled.banker else 0
+        assert f"— {i18n.number(amount + held, lang)}" in text
+        if held:
+            assert i18n.number(held, lang) in text.split(f"— {i18n.number(amount + held, lang)}")[1]
     assert i18n.number(settled.bank, lang) in text
 
 
@@ -391,6 +397,7 @@ def test_fit_drops_lines_gracefully() -> None:
 
 
 ERROR_CODES = [
+    "cannot_cover_stake",
     "not_your_turn",
     "wrong_phase",
     "amount_out_of_range",
@@ -408,6 +415,8 @@ ERROR_CODES = [
     "illegal_action",
 ]
 BOT_CODES = [
+    "no_chips_wait",
+    "no_chips_refill_off",
     "stale_button",
     "foreign_game",
     "no_game",
@@ -503,10 +512,16 @@ def test_settings_menu(lang: str) -> None:
             assert setting is not None and setting.chat_id == settings.chat_id
             parsed.append((setting.key, setting.value))
     keys = {k for k, _ in parsed}
-    assert keys == {"preset", "dark_draw", "fine", "acelow", "timeout", "house", "lang", "close"}
+    assert keys == {option.key for option in OPTIONS} | {"close"}
+    assert {"preset", "dark_draw", "fine", "acelow", "timeout", "house", "lang"} <= keys
     assert {v for k, v in parsed if k == "preset"} == set(PRESETS)
+    # Every value of every option has its button, and no other button is drawn.
+    assert sorted(parsed) == sorted(
+        [(o.key, v) for o in OPTIONS for v in o.values] + [("close", "x")]
+    )
     chosen = [b.text for row in out.markup.inline_keyboard for b in row if b.text.startswith("✅")]
-    assert len(chosen) == 7  # preset, dark off, fine 100, acelow off, timeout 60, house off, lang
+    # One per option: preset, dark off, fine 100, acelow off, timeout 60, house off, ...
+    assert len(chosen) == len(OPTIONS)
 
 
 def test_card() -> None:
@@ -514,14 +529,140 @@ def test_card() -> None:
 
     assert render.card(Card.parse("10H")) == "10♥"
     assert render.card(Card.parse("AS")) == "A♠"
-    assert render.card(Card.parse("X1")) == "🃏"
+    # The joker has a glyph of its own: 🃏 is the logo of every header and the «Ещё карту»
+    # button, so a hand «10♠ 🃏» would not read as two cards.
+    joker = render.card(Card.parse("X1"))
+    assert joker == render.card(Card.parse("X2")) == "★"
+    for key in ("btn-hit", "lobby-header", "table-header_first"):
+        for lang in ("ru", "en"):
+            assert joker not in i18n.t(key, lang, preset="x"), key
+    assert render.cards_text([Card.parse("10S"), Card.parse("X2"), None]) == "10♠ ★ 🂠"
 
 
 def test_handler_keys_exist_in_both_languages() -> None:
     keys = ["error-internal", "group_only", "hand_in_group", "joined", "lang-switched"]
     keys += ["lang-usage", "btn-open_private", "private-opened", "settings-saved", "unknown_preset"]
-    keys += [f"cmd-{c}" for c in render.COMMANDS_GROUP + render.COMMANDS_PRIVATE]
+    keys += [command.help_key for command in COMMANDS]
     for key in keys:
         for lang in ("ru", "en"):
             assert render.text(key, lang, name="<x>", known="a, b") != key, key
     assert "&lt;x&gt;" in render.text("unknown_preset", "ru", name="<x>", known="a")
+
+
+# ------------------------------------------------------------------ details a Friday group notices
+
+
+def test_quick_amounts_are_round_numbers() -> None:
+    assert render.bank_amounts(1050) == [100, 250, 500, 1050]  # not 105, 262, 525
+    assert render.stake_amounts(1, 1000) == [1, 100, 250, 500, 1000]
+    assert render.stake_amounts(10, 75) == [10, 15, 30, 75]
+    assert [render.nice_floor(n) for n in (0, 7, 37, 105, 262, 525, 999, 12_345)] == [
+        0,
+        7,
+        30,
+        100,
+        250,
+        500,
+        800,
+        10_000,
+    ]
+    round_ = {m * 10**k for m in (10, 15, 20, 25, 30, 40, 50, 60, 75, 80) for k in range(6)}
+    for maximum in range(1, 5000, 7):
+        for minimum in (1, 10):
+            picks = render.stake_amounts(minimum, maximum)
+            assert picks == sorted(set(picks))
+            assert all(minimum <= a <= maximum for a in picks)
+            # Every quick amount but the two ends is round.
+            assert all(a < 10 or a in round_ for a in picks if a not in (minimum, maximum))
+        picks = render.bank_amounts(maximum)
+        assert picks[-1] == maximum and all(a < 10 or a in round_ for a in picks[:-1])
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_odds_button_has_a_word(lang: str) -> None:
+    game = table_game("classic36", [["10H", "9S", "KD", "AH", "8C"]])
+    game.start()
+    game.set_bank(1, 200)
+    game.stake(2, 50)
+    for out in (render.table(snap(game, lang=lang)), render.hand(snap(game), 2, lang)):
+        assert out.markup is not None
+        labels = [
+            b.text
+            for row in out.markup.inline_keyboard
+            for b in row
+            if (found := parse_game(str(b.callback_data))) and found.act is Act.ODDS
+        ]
+        assert len(labels) == 1
+        assert any(ch.isalpha() for ch in labels[0]), labels  # «💡 Шансы», not a bare «💡»
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_verify_shows_cards_as_on_the_table_and_no_repository_path(lang: str) -> None:
+    from rules.events import RevealedShuffle
+    from rules.fairness import commitment
+
+    order = ("10H", "X1", "AS", "QD", "7C", "X2")
+    salt = "00ff" * 8
+    shuffle = RevealedShuffle(commitment(order, salt), salt, order, order[:3], False)
+    text = render.verify(3, [shuffle], lang)
+    valid_html(text)
+    lines = text.split("\n")
+    # The order, then the cards dealt from it, as the table writes cards.
+    shown = [line for line in lines if "10♥ ★ A♠" in line and "→" not in line]
+    assert len(shown) == 2, lines
+    assert shown[0].endswith("10♥ ★ A♠ Q♦ 7♣ ★") and shown[1].endswith("10♥ ★ A♠"), shown
+    assert not any(code in line for line in shown for code in order)
+    assert "docs/" not in text and ".md" not in text
+    assert "✅" in lines[-2]
+
+
+def test_the_end_of_a_game_is_one_summary() -> None:
+    game = table_game("classic36", [["10H", "9S", "KD", "AH", "8C"]])
+    game.start()
+    game.set_bank(1, 200)
+    ended = next(e for e in game.end() if isinstance(e, SessionEnded))
+    by = render.session_end(snap(game), ended, ended_by="Анна").text
+    valid_html(by)
+    lines = by.split("\n")
+    assert lines[0] == "🏁 <b>Анна</b> — <b>игра окончена</b>"  # no «завершил»: no gender
+    assert lines[1] == ""  # straight to the balances: no second or third «game over»
+    assert by.lower().count("оконч") + by.lower().count("заверш") == 1
+    expired = render.session_end(snap(game), ended, expired=True).text
+    assert expired.count("⌛") == 1 and "🏁" not in expired
+    english = render.session_end(snap(game, lang="en"), ended, ended_by="Анна").text
+    assert english.lower().count("game over") == 1 and "ended by <b>Анна</b>" in english
+    # A hand after the end says the game is over, not «waiting».
+    hand = render.hand(snap(game), 2, "ru").text
+    assert hand.endswith(i18n.t("prompt-ended", "ru")) and "ждёт" not in hand
+    # The ended table points to the summary instead of repeating it.
+    table = render.table(snap(game)).text
+    assert table.endswith(i18n.t("prompt-ended_below", "ru")) and "Итоговые" not in table
+
+
+def test_end_confirmation_buttons_belong_to_the_asker() -> None:
+    from bot.callbacks import parse_end
+
+    out = render.end_confirm('<b>&"x"', 42, 7, 1_800_000_030, 30, "ru")
+    valid_html(out.text)
+    assert "30 с" in out.text
+    assert out.markup is not None
+    pressed = [parse_end(str(b.callback_data)) for row in out.markup.inline_keyboard for b in row]
+    assert [(p.game_id, p.user_id, p.expires, p.yes) for p in pressed if p] == [
+        (42, 7, 1_800_000_030, True),
+        (42, 7, 1_800_000_030, False),
+    ]
+    assert parse_end("e:42:7:1800000030:x") is None and parse_end("g:42:7:hit") is None
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_rules_of_a_running_game_with_overrides(lang: str) -> None:
+    from rules.variants import with_overrides
+
+    variant = with_overrides(PRESETS["home36"], {"bust_fine_percent": 50, "dark_draw": False})
+    text = render.rules_text(variant.name, lang, variant, running=True)
+    head = text.split("\n")[1]
+    assert i18n.t("rules-running", lang) in head and i18n.t("rules-chat_overrides", lang) in head
+    assert i18n.t("rules-fine", lang, percent=50) in text
+    assert i18n.t("rules-no_dark", lang) in text
+    plain_preset = render.rules_text("home36", lang, PRESETS["home36"], running=True)
+    assert i18n.t("rules-chat_overrides", lang) not in plain_preset

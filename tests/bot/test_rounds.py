@@ -34,7 +34,9 @@ class Plan:
     deck: list[str]  # the first shuffle, top first (the rest follows in canonical order)
     steps: list[Step]
     balances: list[int]  # every player's balance in storage after the round
-    shown: list[int] | None  # the balances the result shows, when the bank moved after it
+    # The balances the result shows, where they differ from storage's: the banker's include the
+    # bank he holds at the showdown (storage keeps it apart until it goes back to him).
+    shown: list[int] | None
     bank: int  # the bank after the round
     banker_cards: list[str]  # shown in the result message
     round_two_banker: int  # who banks the next round
@@ -56,7 +58,7 @@ PLANS: dict[str, Plan] = {
             (0, Act.HIT, None, False),  # 11 + 10 = 21: the banker stands by himself
         ],
         balances=[900, 1050, 975],
-        shown=None,
+        shown=[975, 1050, 975],  # Аня: 900 and 75 in the bank
         bank=75,
         banker_cards=["7H", "KD", "10D"],
         round_two_banker=0,
@@ -67,7 +69,7 @@ PLANS: dict[str, Plan] = {
         deck=["10S", "9S", "8S", "7H", "AS", "10H", "10D", "6D", "JH", "10C"],
         steps=[
             (1, Act.BET, 50, False),
-            (2, Act.BET, 125, True),
+            (2, Act.BET, 100, True),  # a round stake: the buttons offer 100, not 125
             (3, Act.BET, 50, False),
             (1, Act.HIT, None, False),  # 10 + A = 21: paid at once
             (2, Act.HIT, None, False),  # 9 + 10 = 19
@@ -79,7 +81,7 @@ PLANS: dict[str, Plan] = {
             (0, Act.STAND, None, False),  # 19 against 19: a push
         ],
         balances=[0, 1050, 1000, 900],
-        shown=None,
+        shown=[1050, 1050, 1000, 900],  # Аня: all of it in the bank
         bank=1050,
         banker_cards=["7H", "JH", "10C"],
         round_two_banker=0,
@@ -98,7 +100,7 @@ PLANS: dict[str, Plan] = {
             (0, Act.STAND, None, False),
         ],
         balances=[0, 1250, 950],
-        shown=None,
+        shown=[800, 1250, 950],
         bank=800,
         banker_cards=["9H", "10C"],
         round_two_banker=0,
@@ -121,7 +123,7 @@ PLANS: dict[str, Plan] = {
             (0, Act.STAND, None, True),  # 10 + 8 = 18
         ],
         balances=[990, 1010, 1050, 950],
-        shown=[990, 900, 1050, 950],  # 110 in the bank at the showdown, then handed back
+        shown=[990, 1010, 1050, 950],  # Борис: 900 and the 110 in the bank, handed back after
         bank=0,  # handed back to Борис: the bank passes every round
         banker_cards=["10C", "6C", "3H"],
         round_two_banker=2,

@@ -82,7 +82,7 @@ async def test_the_player_on_turn_stands_when_the_timer_runs_out(harness: Harnes
 async def test_a_timer_for_a_finished_game_does_nothing(harness: Harness) -> None:
     a, _, _, _ = harness.users
     stored = await classic_at_stake(harness)
-    await harness.say(a, "/endgame")
+    await harness.end_game(a)
     ended = await harness.rt.storage.load_game(stored.game_id)
     assert ended is not None and ended.status == "finished" and ended.deadline is None
     await harness.advance_clock(3600)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.errors import CannotPassBank, NotYourTurn, WrongPhase
+from rules.errors import CannotPassBank, NotYourTurn
 from rules.events import (
     BankBroken,
     BankerChosen,
@@ -86,7 +86,7 @@ def test_stake_then_draw_twenty_one_paid_at_once() -> None:
     assert run.game.legal_actions().actions == {"hit", "dark", "stand", "timeout", "end"}
     events = run("hit", 2)
     assert moves(events) == [("bank", 2, 10, "twenty_one")]
-    assert of(events, TwentyOne) == [TwentyOne(2, False, 10, ("10S", "AS"))]
+    assert of(events, TwentyOne) == [TwentyOne(2, False, 10, ("10S", "AS"), due=10)]
     assert run.game.hands[2].status is HandStatus.WON
     assert run.game.bank == 30
     # The cap is the bank as it stands now.
@@ -125,7 +125,7 @@ def test_golden_point_paid_at_once() -> None:
     run("stake", 2, 7)
     events = run("hit", 2)
     assert moves(events) == [("bank", 2, 7, "twenty_one")]
-    assert of(events, TwentyOne) == [TwentyOne(2, True, 7, ("AS", "AH"))]
+    assert of(events, TwentyOne) == [TwentyOne(2, True, 7, ("AS", "AH"), due=7)]
 
 
 def test_bust_costs_the_stake_only_and_is_shown_at_once() -> None:
@@ -150,8 +150,9 @@ def test_dark_draw_hidden_from_its_owner_and_ends_drawing() -> None:
     assert hand.visible_to_owner()[1] is None
     assert hand.visible_to_others() == [None, None]
     assert run.game.legal_actions().actor == 3
-    with pytest.raises(WrongPhase):  # player 3 is staking now; 2 never draws again
+    with pytest.raises(NotYourTurn) as refused:  # 3 is staking now; 2 never draws again
         run.game.verify_hit(2)
+    assert refused.value.params["turn"] == 3
     run("stake", 3, 5)
     with pytest.raises(NotYourTurn):
         run.game.verify_hit(2)
@@ -254,7 +255,7 @@ def test_voluntary_pass_after_three_rounds_returns_the_bank() -> None:
     for played in (1, 2):
         with pytest.raises(CannotPassBank) as info:
             run.game.verify_pass_bank(1)
-        assert info.value.params == {"rounds": 3, "played": played}
+        assert info.value.params == {"rounds": 3, "played": played, "why": "rounds"}
         assert "pass_bank" not in run.game.legal_actions().actions
         run("next_round")
         _quiet_round(run)

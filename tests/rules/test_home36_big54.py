@@ -197,9 +197,9 @@ def test_big54_six_seats_and_jokers() -> None:
         run("stake", p, 1)
     run.take()
     events = run("hit", 2)  # joker + A = 21
-    assert of(events, TwentyOne) == [TwentyOne(2, False, 1, ("X1", "AD"))]
+    assert of(events, TwentyOne) == [TwentyOne(2, False, 1, ("X1", "AD"), due=1)]
     events = run("hit", 3)  # joker + 10 = 21
-    assert of(events, TwentyOne) == [TwentyOne(3, False, 1, ("X2", "10D"))]
+    assert of(events, TwentyOne) == [TwentyOne(3, False, 1, ("X2", "10D"), due=1)]
     assert moves(run.events) == [("bank", 2, 1, "twenty_one"), ("bank", 3, 1, "twenty_one")]
 
 

@@ -145,7 +145,7 @@ CASES: list[Case] = [
     (lobby, "next_round", (), WrongPhase, {"phase": "lobby", "expected": "round_over"}),
     (lobby, "pass_bank", (1,), CannotPassBank, {"player": 1}),
     # the banker names the bank
-    (bank, "set_bank", (1, 0), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
+    (bank, "set_bank", (1, 0), AmountOutOfRange, {"minimum": 1, "maximum": 100, "what": "bank"}),
     (bank, "set_bank", (1, 101), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
     (bank, "set_bank", (1, -3), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
     (bank, "set_bank", (2, 10), NotYourTurn, {"player": 2, "turn": 1}),
@@ -168,8 +168,13 @@ CASES: list[Case] = [
     (staking, "stand", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
     (staking, "next_round", (), WrongPhase, {"phase": "stake", "expected": "round_over"}),
     (staking, "pass_bank", (1,), WrongPhase, {"phase": "stake"}),
-    (staking, "join", (9, 5), WrongPhase, {"phase": "stake"}),
-    (staking, "set_bank", (1, 5), WrongPhase, {"phase": "stake", "expected": "bank"}),
+    # While someone is on the clock, anybody else's move is "not your turn", whatever it is.
+    (staking, "set_bank", (1, 5), NotYourTurn, {"player": 1, "turn": 2, "phase": "stake"}),
+    (staking, "hit", (3,), NotYourTurn, {"player": 3, "turn": 2, "phase": "stake"}),
+    (staking, "stand", (1,), NotYourTurn, {"player": 1, "turn": 2}),
+    (staking, "hit", (9,), NotSeated, {"player": 9}),
+    (drawing, "stake", (3, 5), NotYourTurn, {"player": 3, "turn": 2, "phase": "draw"}),
+    (bank, "stake", (2, 5), NotYourTurn, {"player": 2, "turn": 1, "phase": "bank"}),
     (home_staking, "stake", (2, 5), CannotAfford, {"minimum": 1, "maximum": 4, "balance": 9}),
     (home_staking, "stake", (2, 0), AmountOutOfRange, {"minimum": 1, "maximum": 4}),
     # drawing
@@ -189,7 +194,7 @@ CASES: list[Case] = [
     (leaving, "leave", (3,), IllegalAction, {"player": 3}),
     # between rounds
     (round_over, "pass_bank", (1,), CannotPassBank, {"rounds": 3, "played": 1}),
-    (round_over, "pass_bank", (2,), CannotPassBank, {"player": 2}),
+    (round_over, "pass_bank", (2,), CannotPassBank, {"banker": 1, "why": "not_banker"}),
     (round_over, "timeout", (), WrongPhase, {"phase": "round_over"}),
     (round_over, "hit", (2,), WrongPhase, {"phase": "round_over", "expected": "draw"}),
     (round_over, "start", (), WrongPhase, {"phase": "round_over"}),

@@ -19,7 +19,7 @@ def test_stake_must_be_whole(amount: Any) -> None:
     before = game.to_json()
     with pytest.raises(AmountOutOfRange) as refused:
         game.stake(2, amount)
-    assert refused.value.params == {"minimum": 1, "maximum": 50}
+    assert refused.value.params == {"minimum": 1, "maximum": 50, "what": "stake"}
     assert game.to_json() == before
 
 

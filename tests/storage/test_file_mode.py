@@ -13,6 +13,10 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+def _modes(folder: Path) -> dict[str, int]:
+    return {p.name: _mode(p) for p in folder.iterdir() if p.name.startswith("ochko.sqlite3")}
+
+
 async def test_a_new_database_and_its_wal_files_are_0600(tmp_path: Path) -> None:
     path = tmp_path / "ochko.sqlite3"
     old = os.umask(0o022)  # the usual umask, under which files come out 0644
@@ -22,10 +26,9 @@ async def test_a_new_database_and_its_wal_files_are_0600(tmp_path: Path) -> None
         try:
             async with storage.transaction() as tx:  # a write: the WAL file exists now
                 await tx.ensure_player(-100, 1, "Аня", 1000)
-            files = [p for p in tmp_path.iterdir() if p.name.startswith("ochko.sqlite3")]
-            assert {p.name for p in files} >= {"ochko.sqlite3", "ochko.sqlite3-wal"}
-            for found in files:
-                assert _mode(found) == 0o600, (found.name, oct(_mode(found)))
+            modes = _modes(tmp_path)
+            assert modes.keys() >= {"ochko.sqlite3", "ochko.sqlite3-wal"}
+            assert set(modes.values()) == {0o600}, modes
         finally:
             await storage.stop()
     finally:
@@ -41,4 +44,4 @@ async def test_an_existing_readable_database_is_made_owner_only(tmp_path: Path) 
     storage = open_storage(f"sqlite:///{path}")
     await storage.start()
     await storage.stop()
-    assert _mode(path) == 0o600
+    assert _modes(tmp_path) == {"ochko.sqlite3": 0o600}

@@ -12,39 +12,42 @@ preset-big54-name = Big deck, 54 cards
 preset-twodecks104-name = Two decks, 104 cards
 preset-classic36-summary =
     Jack 2, queen 3, king 4, ace 11. The banker names the bank.
-    Each player in turn stakes (up to the whole bank) and draws at once; 21 and the golden point (two aces) win at once.
-    The bottom card is shown; dark draws allowed.
+    In turn, each player stakes (up to the whole bank) and draws at once; 21 and the golden point (two aces) win on the spot.
+    The bottom card is face up; dark draws allowed.
 preset-home36-summary =
-    Jack 2, queen 3, king 4, ace 11. The banker puts up everything he has.
-    Everyone stakes first (together at most the bank), then draws; 21 pays at once.
+    Jack 2, queen 3, king 4, ace 11. The banker puts their whole balance in the bank.
+    Everyone stakes first (together up to the bank), then draws; 21 pays at once.
     A bust costs the stake plus a fine; dark draws allowed.
 preset-big54-summary =
-    Like home rules, with a 54-card deck: twos to aces and two jokers.
-    A joker counts anything from 1 to 11, whichever is best.
+    Like home rules, with a 54-card deck: twos to aces plus two jokers.
+    A joker counts as anything from 1 to 11, whichever is best.
     A bust costs the stake plus a fine; dark draws allowed.
 preset-twodecks104-summary =
-    Two 52-card decks, faces 10, ace 1 or 11. Everyone stakes, then gets two cards.
-    A natural: the banker's takes every stake, a player's is paid double.
+    Two 52-card decks, face cards 10, ace 1 or 11. Everyone stakes, then gets two cards.
+    A natural 21 wins the banker every stake and pays a player double.
     The banker draws first; the bank passes every round.
 lobby-header = 🃏 <b>Ochko</b> — taking seats
 lobby-preset = Rules: <b>{ $preset }</b>
 lobby-players = Players ({ $count } of { $maximum }):
-lobby-empty = Nobody yet — press «Take a seat».
+lobby-empty = Nobody yet — press "Take a seat".
 lobby-creator = host
-lobby-private_hint = ✉ — cards come in a private chat. Others: open a chat with the bot, or see your cards with «👁 My cards».
-lobby-need_more = Players still needed to start: { $count }.
-lobby-ready = Ready to start: «▶ Start» or /deal.
+lobby-private_hint = ✉ — cards come in a private chat. Everyone else: open a chat with the bot, or check your cards with "👁 My cards".
+lobby-need_more = { $count ->
+        [one] Need { $count } more player to start.
+       *[other] Need { $count } more players to start.
+    }
+lobby-ready = Ready to start: "▶ Start" or /deal.
 lobby-full = The table is full.
 btn-join = 🪑 Take a seat
 btn-leave = 🚪 Leave
 btn-start = ▶ Start
 btn-cancel = ✖ Cancel
-btn-open_private = ✉ Cards in private
+btn-open_private = ✉ Get cards privately
 btn-bank_amount = 🏦 { $amount }
-btn-bank_all = 🏦 All: { $amount }
-btn-decline_bank = 🙅 Decline
+btn-bank_all = 🏦 All in: { $amount }
+btn-decline_bank = 🙅 Don't bank
 btn-stake = { $amount }
-btn-va_bank = All the bank { $amount }
+btn-va_bank = Whole bank { $amount }
 btn-stake_max = Max { $amount }
 btn-hit = 🃏 Hit
 btn-stand = ✋ Stand
@@ -53,13 +56,13 @@ btn-peek = 👁 My cards
 btn-next = ▶ Next round
 btn-pass_bank = 🔁 Pass the bank
 btn-close = ✖ Close
-btn-odds = 💡
+btn-odds = 💡 Odds
 odds-alert = Bust: { $bust } · 21: { $twenty_one }
 odds-part = { $count } of { $total } ({ $percent }%)
 odds-part_percent = { $percent }%
 odds-no_cards = No cards are left to deal.
-odds-not_drawing = The odds are for whoever is drawing now.
-odds-sent_private = The odds were sent to you privately.
+odds-not_drawing = Only whoever is drawing now sees the odds.
+odds-sent_private = The odds are in your private chat.
 odds-press_button = Press 💡 under the table: only you will see the odds.
 table-header = 🃏 <b>Ochko</b> · round { $round } · { $preset }
 table-header_first = 🃏 <b>Ochko</b> · { $preset }
@@ -77,22 +80,22 @@ table-time_left = ⏱ { $seconds } s left
 table-news = 📣 { $text }
 status-waiting = waiting
 status-staked = staked
-status-on_turn = ⏳ on turn
-status-stood = ✋ stood
+status-on_turn = ⏳ their turn
+status-stood = ✋ stands
 status-bust = 💥 bust
 status-twenty_one = ✅ 21
 status-golden = 🏆 golden point
 status-natural = ✅ natural 21
 status-won = ✅ won
 status-lost = ❌ lost
-status-out = — sits out
-status-leaving = 🚪 leaves after the round
+status-out = 💤 sits out
+status-leaving = 🚪 leaving after the round
 status-dark = 🌑 dark card
 prompt-bank = 👉 { $name }: name the bank, 1 to { $maximum }
 prompt-stake = 👉 { $name }: stake { $minimum } to { $maximum }
 prompt-draw = 👉 { $name }: hit or stand?
 prompt-banker = 👉 Banker { $name }: hit or stand?
-prompt-round_over = The round is over. Next one: «▶ Next round» or /deal.
+prompt-round_over = The round is over. Next: "▶ Next round" or /deal.
 prompt-ended = 🏁 The game is over.
 result-header = 🏁 <b>Round { $round }: showdown</b>
 result-banker = 🏦 Banker { $name }: { $cards } — <b>{ $total }</b>
@@ -121,17 +124,24 @@ verify-shuffle = Deck { $n }
 verify-recycled = Deck { $n } (discards reshuffled)
 verify-commitment = Commitment: <code>{ $value }</code>
 verify-salt = Salt: <code>{ $value }</code>
-verify-order = Order: <code>{ $value }</code>
-verify-dealt = Dealt ({ $count }): <code>{ $value }</code>
+verify-order = Order: { $value }
+verify-dealt = { $count ->
+        [one] { $count } card dealt
+       *[other] { $count } cards dealt
+    }: { $value }
 verify-hash_ok = commitment matches ✅
 verify-hash_bad = commitment does NOT match ❌
 verify-deal_ok = cards dealt in order ✅
 verify-deal_bad = cards NOT dealt in order ❌
 verify-ok = Verdict: ✅ the deck was fair
 verify-bad = Verdict: ❌ the check failed
-verify-how = Check it yourself: SHA-256 of “ochko-v1|salt|order” (docs/fairness.md).
+verify-how = Check it yourself: the SHA-256 of “ochko-v1|salt|order” must equal the hash shown before the deal; the order is the card codes separated by spaces: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 or X2.
 verify-not_revealed = 🔒 The deck of round { $round } is revealed after the showdown.
-verify-no_round = This game has no round { $round }. Rounds played: { $played }.
+verify-no_round = This game has no round { $round }. { $played ->
+        [0] No round has been played yet.
+        [one] { $played } round played so far.
+       *[other] { $played } rounds played so far.
+    }
 verify-none_yet = 🔒 No round has been settled yet: the deck is revealed after the showdown.
 verify-legacy = Round { $round } was dealt before the bot published deck commitments.
 verify-no_game = There is no game whose deck could be checked.
@@ -149,34 +159,34 @@ hand-header_first = 🃏 <b>Ochko</b> · { $chat }
 hand-chat_fallback = game #{ $game }
 hand-cards = Your cards: { $cards }
 hand-no_cards = No cards yet.
-hand-dark_card = 🂠 «dark»
+hand-dark_card = 🂠 (dark)
 hand-total = Total: <b>{ $total }</b>
-hand-total_dark = Total of the cards you see: <b>{ $total }</b> + a dark card
+hand-total_dark = Visible total: <b>{ $total }</b> + a dark card
 hand-stake = Stake: <b>{ $stake }</b> · balance: { $balance }
 hand-balance = Balance: { $balance }
-hand-banker_self = 🏦 You are the banker · bank { $bank } · balance: { $balance }
-hand-banker_card = Banker { $name }: { $cards }
+hand-banker_self = 🏦 You're the banker · bank { $bank } · balance: { $balance }
+hand-banker_card = 🏦 Banker { $name }: { $cards }
 hand-bottom = Bottom card: { $card }
 hand-status = Status: { $status }
 hand-turn_bank = ⏳ Your turn: name the bank, 1 to { $maximum }
 hand-turn_stake = ⏳ Your turn: stake { $minimum } to { $maximum }
 hand-turn_draw = ⏳ Your turn: hit or stand?
-hand-waiting_for = Now on turn: { $name }
+hand-waiting_for = Waiting for { $name }
 hand-not_seated = You are not at this table.
 peek-cards = Your cards: { $cards } — { $total }
 peek-cards_dark = Your cards: { $cards } — { $total } + a dark card
 peek-no_cards = You have no cards yet
 peek-not_playing = You are not in the game
 news-twenty_one = ✅ { $name }: 21! +{ $paid }
-news-golden = 🏆 { $name }: the golden point! +{ $paid }
+news-golden = 🏆 { $name }: golden point! +{ $paid }
 news-bust = 💥 { $name }: bust, { $total }
-news-bank_broken = 💥 The bank is broken! { $name } is out of the bank.
+news-bank_broken = 💥 The bank is broken! { $name } loses the bank.
 news-bank_passed = 🔁 The bank passes to { $name }
 news-bank_declined = 🙅 { $old } declines the bank — it passes to { $name }
 news-bank_nobody = 🔁 Nobody can take the bank
 news-bank_returned = { $name } takes { $amount } back from the bank
-news-banker_lot = 🎲 By lot, { $name } banks
-news-bank_set = 🏦 { $name } puts up a bank of { $amount }
+news-banker_lot = 🎲 { $name } banks, chosen by lot
+news-bank_set = 🏦 { $name } puts { $amount } in the bank
 news-joined = 🪑 { $name } takes a seat
 news-left = 🚪 { $name } leaves the table
 news-leave_scheduled = 🚪 { $name } leaves after this round
@@ -186,43 +196,58 @@ news-sat_out = { $name } sits out: not enough chips
 news-bank_empty = { $name } sits out: the bank is empty
 news-naturals_banker = 🃏 Banker { $name } has a natural 21 — takes every stake
 news-naturals_players = 🃏 Natural 21: { $names } — paid double
-news-reshuffled = 🔄 The stock ran out — the discards are reshuffled
+news-reshuffled = 🔄 The deck ran out — the discards are reshuffled
 news-banker_turn = 🏦 Banker { $name } draws
 news-max_cards = { $name }: no more cards allowed
 news-dark = 🌑 { $name } takes a dark card
 news-session_ended = 🏁 The game is over
-refusal-not_your_turn = It is not your turn.
+refusal-not_your_turn = It's not your turn.
 refusal-wrong_phase = Not now — the game is at another stage.
 refusal-amount_out_of_range = Allowed: { $minimum } to { $maximum }.
-refusal-amount_none = No amount is possible now: no room in the bank or no chips.
-refusal-cannot_afford = Not enough chips: with the fine, at most { $maximum }.
-refusal-too_many_cards = A hand holds at most { $maximum } cards.
-refusal-deck_exhausted = The deck is exhausted.
-refusal-option_disabled = These rules do not allow that.
-refusal-cannot_pass_bank = The bank cannot be passed now.
-refusal-cannot_pass_bank_rounds = The bank can be passed after { $rounds } rounds ({ $played } played).
+refusal-amount_none = No amount is possible now: the bank has no room or you have no chips.
+refusal-cannot_afford = Not enough chips: counting the fine, at most { $maximum }.
+refusal-too_many_cards = { $maximum ->
+        [one] A hand holds at most { $maximum } card.
+       *[other] A hand holds at most { $maximum } cards.
+    }
+refusal-deck_exhausted = The deck has run out.
+refusal-option_disabled = These rules don't allow that.
+refusal-cannot_pass_bank = The bank can't be passed now.
+refusal-cannot_pass_bank_rounds = The bank can be passed after { $rounds ->
+        [one] { $rounds } round
+       *[other] { $rounds } rounds
+    } — { $played } of { $rounds } played so far.
 refusal-game_over = The game is already over.
 refusal-not_seated = You are not at the table.
 refusal-already_seated = You are already seated.
-refusal-table_full = The table is full: { $seats } seats.
-refusal-not_enough_players = Too few players with chips: at least { $minimum } needed.
-refusal-invalid_variant = These rules do not go together.
-refusal-illegal_action = That is not allowed now.
+refusal-table_full = The table is full: { $seats ->
+        [one] its only seat is taken.
+       *[other] all { $seats } seats are taken.
+    }
+refusal-not_enough_players = { $minimum ->
+        [one] At least { $minimum } player with chips is needed.
+       *[other] At least { $minimum } players with chips are needed.
+    }
+refusal-invalid_variant = These rules don't go together.
+refusal-illegal_action = That's not allowed now.
 refusal-stale_button = This button is out of date — see the current table.
 refusal-foreign_game = This button belongs to another game.
 refusal-no_game = No game in this chat. Start one: /newgame
 refusal-not_allowed = Only the host, the banker or an admin can do that.
 refusal-private_needed = Open a private chat with the bot first — your cards go there.
-refusal-bad_amount = The amount is a whole number from { $minimum } to { $maximum }.
-refusal-bad_amount_plain = A whole positive number is needed.
+refusal-bad_amount = The amount must be a whole number from { $minimum } to { $maximum }.
+refusal-bad_amount_plain = A positive whole number is needed.
 refusal-game_exists = A game is already on in this chat: /table
-refusal-user_game_limit = You already play at { $limit } tables — that is the limit.
-refusal-house_busy = The house already banks at another table of this chat — finish there first.
+refusal-user_game_limit = { $limit ->
+        [one] You already play at { $limit } table — that's the limit.
+       *[other] You already play at { $limit } tables — that's the limit.
+    }
+refusal-house_busy = The house already banks at another table in this chat — finish that game or turn the house off.
 refusal-seated_in_chat = You already sit at another table in this chat — finish that game first.
 refusal-slow_down = Not so fast 🙂
-refusal-lobby_expired = The table expired. /newgame
-refusal-generic = That is not possible.
-help-header_group = 🃏 <b>Ochko</b> — the card game «21» for the whole group.
+refusal-lobby_expired = The table closed: nobody sat down for too long. /newgame
+refusal-generic = That's not possible.
+help-header_group = 🃏 <b>Ochko</b> — the card game "21" for the whole group.
 help-header_private = 🃏 <b>Ochko</b>: add the bot to a group and start a game with /newgame. Your cards will come here.
 help-footer = Play with the buttons or the commands. Only you see your cards.
 cmd-newgame = open a table [preset]
@@ -250,39 +275,51 @@ cmd-help = this help
 cmd-start = start talking to the bot
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
 rules-unknown = No such preset. Known: { $presets }
-rules-seats = Players: { $minimum } to { $maximum }, banker included.
+rules-seats = { $minimum } to { $maximum ->
+        [one] { $maximum } player
+       *[other] { $maximum } players
+    }, banker included.
 rules-deck-36 = Deck: 36 cards (sixes to aces).
 rules-deck-54 = Deck: 52 cards and two jokers.
 rules-deck-104 = Deck: two 52-card decks.
-rules-values-russian = Values: jack 2, queen 3, king 4, ace 11, others face value.
-rules-values-western = Values: faces 10, ace 1 or 11 — whichever is better, others face value.
-rules-ace_low = On a bust an ace counts 1.
-rules-jokers = A joker counts anything from 1 to 11, whichever is best.
-rules-bank-named = Bank: the banker names an amount (up to his balance).
-rules-bank-all_in = Bank: the banker puts up everything he has.
+rules-values-russian = Values: jack 2, queen 3, king 4, ace 11, the rest at face value.
+rules-values-western = Values: face cards 10, ace 1 or 11 (whichever is better), the rest at face value.
+rules-ace_low = On a bust, an ace counts as 1.
+rules-jokers = A joker (★) counts as anything from 1 to 11, whichever is best.
+rules-bank-named = Bank: the banker names the amount (up to their balance).
+rules-bank-all_in = Bank: the banker puts up their whole balance.
 rules-bank_limit = The bank is at most { $limit }.
-rules-deal = First deal: { $count } card(s) each.
+rules-deal = First deal: { $count ->
+        [one] { $count } card
+       *[other] { $count } cards
+    } each.
 rules-banker_up = The banker's first card is face up.
 rules-bottom = The bottom card of the deck is shown to all.
 rules-stakes-per_turn = Stakes: each player in turn stakes, then draws at once.
 rules-stakes-before_draw = Stakes: everyone stakes after the deal, then draws.
 rules-stakes-before_deal = Stakes: everyone stakes before the deal.
-rules-cap-bank = A stake is at most the bank (all of it is «va-bank»).
+rules-cap-bank = A stake is at most the bank (staking all of it is "va-bank").
 rules-cap-shared = All stakes together are at most the bank; at least 1 each.
-rules-max_cards = At most { $count } cards in a hand.
-rules-instant_21 = 21 wins at once, the bank pays 1:1.
+rules-max_cards = { $count ->
+        [one] At most { $count } card in a hand.
+       *[other] At most { $count } cards in a hand.
+    }
+rules-instant_21 = 21 wins at once; the bank pays 1:1.
 rules-golden = The golden point — two aces — wins at once too.
-rules-naturals = Natural 21: the banker's takes every stake, a player's is paid 2:1.
+rules-naturals = Natural 21: the banker takes every stake with one, a player is paid 2:1.
 rules-fine = Bust: the stake plus a fine of { $percent }% of it.
 rules-no_fine = Bust: the stake is lost.
-rules-both_bust = If the banker busts he pays double; busted players are quits with him.
+rules-both_bust = If the banker busts, they pay double, and players who bust too are quits with them.
 rules-dark = A dark card may be taken: nobody sees it until the showdown; a dark bust has no fine.
 rules-no_dark = No dark cards.
 rules-banker_last = The banker draws last; beat the banker to win, a tie is a push.
-rules-banker_first = The banker draws first, hidden; beat the banker to win, a tie is a push.
-rules-pass-when_broken = The bank passes to the left when it is broken.
-rules-pass-every_round = The bank passes to the left every round.
-rules-pass-voluntary = After { $rounds } rounds the banker may pass the bank on.
+rules-banker_first = The banker draws first, in secret; beat the banker to win, a tie is a push.
+rules-pass-when_broken = A broken bank passes to the player on the left.
+rules-pass-every_round = The bank passes to the player on the left every round.
+rules-pass-voluntary = After { $rounds ->
+        [one] { $rounds } round
+       *[other] { $rounds } rounds
+    } the banker may pass the bank on.
 rules-end_all_dealt = The game ends when everyone has been the banker.
 rules-order-clockwise = Turns go clockwise from the banker.
 rules-order-counterclockwise = Turns go counterclockwise from the banker.
@@ -293,21 +330,51 @@ top-period-all = of all time
 top-period-day = today
 top-period-week = this week
 top-period-month = this month
-top-row = { $place } { $name } — <b>{ $balance }</b> ({ $net }, rounds: { $rounds })
-top-row_period = { $place } { $name } — <b>{ $net }</b> (rounds: { $rounds }, wins: { $wins })
+top-row = { $place } { $name } — <b>{ $balance }</b> ({ $net }, { $rounds ->
+        [one] { $rounds } round
+       *[other] { $rounds } rounds
+    })
+top-row_period = { $place } { $name } — <b>{ $net }</b> ({ $rounds ->
+        [one] { $rounds } round
+       *[other] { $rounds } rounds
+    }, { $wins ->
+        [one] { $wins } win
+       *[other] { $wins } wins
+    })
 top-empty = Nobody has played yet.
 stats-header = 📊 <b>{ $name }</b>
 stats-none = 📊 { $name }: no rounds played yet.
-stats-rounds = Rounds: { $rounds } · wins: { $wins } · losses: { $losses } · pushes: { $pushes }
-stats-special = 21s: { $twentyones } · golden points: { $golden } · busts: { $busts }
+stats-rounds = { $rounds ->
+        [one] { $rounds } round
+       *[other] { $rounds } rounds
+    }: { $wins ->
+        [one] { $wins } win
+       *[other] { $wins } wins
+    }, { $losses ->
+        [one] { $losses } loss
+       *[other] { $losses } losses
+    }, { $pushes ->
+        [one] { $pushes } push
+       *[other] { $pushes } pushes
+    }
+stats-special = 21 — { $twentyones ->
+        [one] { $twentyones } time
+       *[other] { $twentyones } times
+    } · golden point — { $golden ->
+        [one] { $golden } time
+       *[other] { $golden } times
+    } · bust — { $busts ->
+        [one] { $busts } time
+       *[other] { $busts } times
+    }
 stats-money = Biggest win: { $biggest } · net: { $net }
 stats-win_rate = Win rate: { $percent }%
 chart-title = { $name }: balance
 chart-axis_balance = Chips
 chart-axis_time = Time (UTC)
-chart-caption = 📈 { $name }: now <b>{ $amount }</b> (started with { $start }, net { $net })
+chart-caption = 📈 { $name }: now <b>{ $amount }</b> (started at { $start }, net { $net })
 chart-none = 📈 { $name }: no balance history in this chat yet — play a round.
-chart-failed = Could not draw the chart. Please try again later.
+chart-failed = Couldn't draw the chart. Please try again later.
 settings-header = ⚙ <b>Chat settings</b>
 settings-preset = Rules: <b>{ $preset }</b>
 settings-dark = Dark cards: { $value }
@@ -322,16 +389,18 @@ settings-btn-dark = Dark { $value }
 settings-btn-fine = Fine { $value }%
 settings-btn-acelow = Ace=1 { $value }
 settings-btn-timeout = ⏱ { $value } s
-settings-house = House banker (🏦): { $value }
+settings-house = House banker (🏦 House): { $value }
 settings-btn-house = 🏦 House { $value }
+settings-btn-lang = 🇬🇧 English
 settings-saved = Saved ✅
 settings-closed = Settings closed.
-settings-admins_only = Only group admins change the settings.
+settings-admins_only = Only group admins can change the settings.
 settings-invalid = Not possible: { $reason }
+house-name = 🏦 House
 turn-mention = 👉 { $mention }, your move — the buttons are on the table above.
 pressed-done = ✅ Already done.
 turn-warning = ⏳ Your move: { $seconds } s left.
-reply-pointer = 📬 { $name }: the answer is in your private chat with me.
+reply-pointer = 📬 { $name }: the answer is in your private chat with the bot.
 cooldown = ⏳ Not so often: try again in { $seconds } s.
 game-cancelled = ✖ The game was cancelled.
 game-cancelled_by = ✖ { $name } cancelled the game.
@@ -339,23 +408,109 @@ game-ended_by = 🏁 { $name } ended the game.
 lobby-expired = ⌛ The table closed: nobody started the game in time.
 game-expired = ⌛ The game closed: nobody moved for too long.
 timeout-stand = ⏱ { $name } ran out of time — stands.
-timeout-sit_out = ⏱ { $name } did not stake in time — sits this round out.
-timeout-bank = ⏱ { $name } did not name the bank — it passes on.
-private-opened = ✉ Private chat opened — your cards will come here.
+timeout-sit_out = ⏱ { $name } didn't stake in time — sits this round out.
+timeout-bank = ⏱ { $name } didn't name the bank — it passes on.
+private-opened = ✉ Private chat open — your cards will come here.
 private-confirmed = ✉ { $name } opened the private chat — cards will go there.
 private-hint = { $name }, open a private chat with the bot to see your cards: { $link }
 private-start = Hi! I deal Ochko in groups. Add me to a group and type /newgame.
 private-hand_sent = ✉ Cards sent privately.
-private-no_hand = You hold no cards in any game now.
-private-blocked = { $name }, I cannot message you privately — open a chat with the bot: { $link }
+private-no_hand = You have no cards in any game right now.
+private-blocked = { $name }, I can't message you privately — open a chat with the bot: { $link }
 lang-switched = Language: English 🇬🇧
 lang-usage = Language: /lang ru or /lang en
 group_only = This command works in a group.
-private_several = You sit in several games — use the buttons under your cards or type in the group.
+private_several = You sit in several games — use the buttons under your cards, or type the command in the group.
 usage-bet = Stake: /bet amount, { $minimum } to { $maximum }
 usage-bank = Bank: /bank amount, 1 to { $maximum }
 usage-newgame = New game: /newgame [{ $presets }]
 error-internal = Something went wrong. Please try again.
-joined = You are seated ✅
+joined = You're seated ✅
 hand_in_group = Type /hand in the group where you play — the cards will come here.
-unknown_preset = No preset { $name }. Known: { $known }
+unknown_preset = No preset called { $name }. Known: { $known }
+
+## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
+endgame-confirm =
+    🏁 End the game? Asked by { $name }.
+    Stakes of an unfinished round go back; the totals come in one message.
+    Only { $name } can confirm — { $seconds } s.
+btn-endgame_yes = 🏁 Yes, end it
+btn-endgame_no = ↩ Keep playing
+endgame-not_yours = Only { $name } can confirm.
+endgame-expired = ⌛ Not confirmed — the game goes on.
+endgame-kept = ↩ { $name }: the game goes on.
+endgame-over = This game is already over.
+end-header_by = 🏁 <b>Game over</b> — ended by { $name }
+prompt-ended_below = 🏁 The game is over — the totals are below.
+rules-running = 🎲 The rules of the running game.
+rules-chat_overrides = ⚙ With this chat's settings.
+chart-axis_hours = Time (UTC) · { $days }
+chart-axis_dates = Date (UTC) · { $years }
+
+## A way back for broke players: the seat refusal, the daily refill, its setting
+refusal-cannot_cover_stake = A seat needs at least { $minimum }; you have { $balance }.
+refusal-no_chips_wait = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Your chips are topped up to { $refill } in { $hours ->
+        [0] { $minutes } min
+       *[other] { $hours } h { $minutes } min
+    } — then press "{ btn-join }" or /join.
+refusal-no_chips_refill_off = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Refills are off in this chat — an admin can turn them on in /settings.
+refill-done = 💰 { $name }: +{ $amount } — chips topped up to { $balance }. A refill comes once a day, when you run out.
+refill-toast = You're seated ✅ +{ $amount } { $amount ->
+        [one] chip
+       *[other] chips
+    } — the daily refill.
+settings-refill = Daily chip refill: { $value }
+settings-btn-refill = 💰 Refill { $value }
+refill-balance_ready = Not enough chips to sit down (a seat needs { $minimum }): they are topped up to { $refill } as soon as you sit down — "{ btn-join }" or /join.
+refill-balance_wait = Not enough chips to sit down (a seat needs { $minimum }). The next refill to { $refill } comes in { $hours ->
+        [0] { $minutes } min
+       *[other] { $hours } h { $minutes } min
+    }.
+refill-balance_off = Not enough chips to sit down (a seat needs { $minimum }). Refills are off in this chat — an admin can turn them on in /settings.
+
+## Commands, settings options and languages: the command table (bot/commands.py), private /balance
+cmd-next = next round
+cmd-cancel = close the table before the game starts
+settings-btn-preset = { $value }
+private-no_game = You are not sitting at any table now. Games are played in groups: /newgame opens a table.
+private-unknown_command = No such command. All commands: /help
+private_only = This command works in the private chat with the bot.
+balance-private_header = 💰 <b>Your chips</b> (each chat has its own):
+balance-private_line = • { $chat }: <b>{ $amount }</b>
+balance-private_line_untitled = • a chat out of reach: <b>{ $amount }</b>
+balance-private_none = 💰 You have not played in any chat yet. Add the bot to a group and open a table: /newgame
+
+## A table that explains itself: partial payouts, the bank's cover, the banker's chips, pauses, precise refusals
+btn-stake_uncovered = ⚠ { $label }
+btn-resume = ▶ Go on
+prompt-stake_cover = ⚠ the bank is sure to pay only up to { $cover }
+prompt-paused = ⏸ Paused: nobody has played since the round began. It is { $name }'s move; go on with “{ btn-resume }” or any move.
+prompt-paused_between = ⏸ Paused: nobody played this round, so the next one will not start by itself. Go on with “{ btn-next }” or /deal.
+prompt-next_round_in = ⏱ The next round starts by itself in { $seconds } s — or now: “{ btn-next }” or /deal.
+table-banker_own = 🏦 Banker: { $name } · bank <b>{ $bank }</b> · own { $own } · total { $total }
+pay-win_short = <b>+{ $amount }</b> of { $due }: the bank ran dry
+pay-push_dry = push: the bank is empty, nothing to pay the { $due } won
+result-balance_row_bank = { $name } — { $amount } ({ $bank } of it in the bank)
+news-paid_short = (of { $due }: the bank ran dry)
+refusal-range_bank = The bank is a whole number from { $minimum } to { $maximum }: /bank and the amount.
+refusal-range_stake = A stake is a whole number from { $minimum } to { $maximum }: /bet and the amount.
+refusal-not_your_turn_name = Not your turn: { $turn_name } is playing.
+refusal-wrong_phase_at = { $phase ->
+        [lobby] The game has not started: first “{ btn-start }” or /deal.
+        [bank] The banker is naming the bank now — please wait.
+        [round_over] The round is over. Next: “{ btn-next }” or /deal.
+       *[other] A round is being played: this can be done only between rounds.
+    }
+refusal-cannot_pass_bank_banker = Only the banker can hand the bank on — that is { $banker_name } now.
+refusal-cannot_pass_bank_never = In these rules the banker does not hand the bank on at will.
+refusal-admins_only = Only the group's admins can do this.
+refusal-not_paused = The game is going on — waiting for a move.
+joined_next = You're seated ✅ A round is on — you play from the next one.
+end-reason-expired = Nobody played for too long.
+end-reason-unreachable = The bot can no longer write to this chat.
+end-declined = Turned the bank down: { $names }
+end-broke = Out of chips: { $names }
+end-dealt = Have held the bank: { $names }
+settings-invalid-dark_draw = in these rules the banker draws first — dark draws are not played there
+settings-invalid-ace_low = with picture cards at 10 an ace already counts 1 or 11
+held-bank_note = ({ $bank } of it in the bank)

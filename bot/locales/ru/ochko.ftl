@@ -12,10 +12,10 @@ preset-big54-name = Большая колода, 54 карты
 preset-twodecks104-name = Две колоды, 104 карты
 preset-classic36-summary =
     Валет 2, дама 3, король 4, туз 11. Банкир сам назначает банк.
-    Каждый по очереди ставит (до ва-банка) и сразу берёт карты; очко и золотое очко (два туза) выигрывают сразу.
-    Видна нижняя карта колоды; можно брать втёмную.
+    Каждый по очереди ставит (хоть ва-банк) и сразу берёт карты; очко и золотое очко (два туза) выигрывают сразу.
+    Нижняя карта колоды открыта; можно брать втёмную.
 preset-home36-summary =
-    Валет 2, дама 3, король 4, туз 11. Банкир ставит в банк всё, что имеет.
+    Валет 2, дама 3, король 4, туз 11. Банкир ставит в банк всё, что у него есть.
     Сначала все ставят (вместе не больше банка), потом берут карты; очко платится сразу.
     Перебор стоит ставки и штрафа; можно брать втёмную.
 preset-big54-summary =
@@ -23,16 +23,20 @@ preset-big54-summary =
     Джокер — любая карта от 1 до 11, как выгоднее.
     Перебор стоит ставки и штрафа; можно брать втёмную.
 preset-twodecks104-summary =
-    Две колоды по 52, картинки по 10, туз 1 или 11. Все ставят, потом по две карты.
-    Очко с раздачи: у банкира — забирает все ставки, у игрока — выплата вдвое.
+    Две колоды по 52, картинки по 10, туз 1 или 11. Все ставят, потом каждому по две карты.
+    Очко с раздачи: банкир забирает все ставки, игроку платят вдвое.
     Банкир добирает первым; банк переходит каждый раунд.
 lobby-header = 🃏 <b>Очко</b> — собираем стол
 lobby-preset = Правила: <b>{ $preset }</b>
 lobby-players = Игроки ({ $count } из { $maximum }):
 lobby-empty = Пока никого — жмите «Сесть за стол».
-lobby-creator = открыл стол
-lobby-private_hint = ✉ — карты придут в личку. Остальным: откройте чат с ботом, иначе свои карты смотрите кнопкой «👁 Мои карты».
-lobby-need_more = Для начала нужно ещё игроков: { $count }.
+lobby-creator = создатель стола
+lobby-private_hint = ✉ — карты приходят в личку. Остальным: откройте чат с ботом, а пока смотрите карты кнопкой «👁 Мои карты».
+lobby-need_more = { $count ->
+        [one] Для начала нужен ещё { $count } игрок.
+        [few] Для начала нужно ещё { $count } игрока.
+       *[many] Для начала нужно ещё { $count } игроков.
+    }
 lobby-ready = Можно начинать: «▶ Начать» или /deal.
 lobby-full = Мест больше нет.
 btn-join = 🪑 Сесть за стол
@@ -53,12 +57,12 @@ btn-peek = 👁 Мои карты
 btn-next = ▶ Следующий раунд
 btn-pass_bank = 🔁 Передать банк
 btn-close = ✖ Закрыть
-btn-odds = 💡
+btn-odds = 💡 Шансы
 odds-alert = Перебор: { $bust } · Очко: { $twenty_one }
 odds-part = { $count } из { $total } ({ $percent }%)
 odds-part_percent = { $percent }%
-odds-no_cards = Карт для сдачи нет.
-odds-not_drawing = Шансы показываются тому, кто сейчас берёт карты.
+odds-no_cards = В колоде не осталось карт.
+odds-not_drawing = Шансы видит только тот, кто сейчас берёт карты.
 odds-sent_private = Шансы отправлены вам в личку.
 odds-press_button = Нажмите 💡 под столом: шансы увидите только вы.
 table-header = 🃏 <b>Очко</b> · раунд { $round } · { $preset }
@@ -83,21 +87,21 @@ status-bust = 💥 перебор
 status-twenty_one = ✅ очко
 status-golden = 🏆 золотое очко
 status-natural = ✅ очко с раздачи
-status-won = ✅ выиграл
-status-lost = ❌ проиграл
-status-out = — не играет
+status-won = ✅ выигрыш
+status-lost = ❌ проигрыш
+status-out = 💤 пропускает раунд
 status-leaving = 🚪 уйдёт после раунда
 status-dark = 🌑 втёмную
 prompt-bank = 👉 { $name }: назначьте банк от 1 до { $maximum }
 prompt-stake = 👉 { $name }: ставка от { $minimum } до { $maximum }
 prompt-draw = 👉 { $name }: ещё или хватит?
 prompt-banker = 👉 Банкир { $name }: ещё или хватит?
-prompt-round_over = Раунд окончен. Следующий раунд — «▶ Следующий раунд» или /deal.
+prompt-round_over = Раунд окончен. Дальше — «▶ Следующий раунд» или /deal.
 prompt-ended = 🏁 Игра окончена.
 result-header = 🏁 <b>Раунд { $round }: вскрываемся</b>
 result-banker = 🏦 Банкир { $name }: { $cards } — <b>{ $total }</b>
 result-row = { $name }: { $cards } — { $total } · { $payment }
-result-out_row = { $name }: не играл
+result-out_row = { $name }: вне игры
 result-bust = перебор 💥
 result-twenty_one = очко ✅
 result-golden = золотое очко 🏆
@@ -118,22 +122,31 @@ result-deck =
 result-verify_hint = Проверить колоду: /verify { $round }
 verify-header = 🔐 <b>Проверка колоды — раунд { $round }</b>
 verify-shuffle = Колода { $n }
-verify-recycled = Колода { $n } (сброс перетасован)
+verify-recycled = Колода { $n } (перетасован сброс)
 verify-commitment = Хэш: <code>{ $value }</code>
 verify-salt = Соль: <code>{ $value }</code>
-verify-order = Порядок: <code>{ $value }</code>
-verify-dealt = Роздано ({ $count }): <code>{ $value }</code>
+verify-order = Порядок: { $value }
+verify-dealt = { $count ->
+        [one] Роздана { $count } карта
+        [few] Роздано { $count } карты
+       *[many] Роздано { $count } карт
+    }: { $value }
 verify-hash_ok = хэш совпадает ✅
 verify-hash_bad = хэш НЕ совпадает ❌
 verify-deal_ok = карты шли по порядку ✅
-verify-deal_bad = карты НЕ по порядку ❌
+verify-deal_bad = карты шли НЕ по порядку ❌
 verify-ok = Итог: ✅ колода честная
 verify-bad = Итог: ❌ проверка не прошла
-verify-how = Проверить самому: SHA-256 строки «ochko-v1|соль|порядок» (docs/fairness.md).
+verify-how = Проверить самому: SHA-256 строки «ochko-v1|соль|порядок» должен совпасть с хэшем, показанным до раздачи; порядок — коды карт латиницей через пробел: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 или X2.
 verify-not_revealed = 🔒 Колода раунда { $round } раскрывается после вскрытия карт.
-verify-no_round = Раунда { $round } в этой игре не было. Сыграно раундов: { $played }.
+verify-no_round = Раунда { $round } в этой игре не было. { $played ->
+        [0] Ещё не сыграно ни одного раунда.
+        [one] Пока сыгран { $played } раунд.
+        [few] Пока сыграно { $played } раунда.
+       *[many] Пока сыграно { $played } раундов.
+    }
 verify-none_yet = 🔒 Ни один раунд ещё не вскрыт: колода раскрывается после вскрытия карт.
-verify-legacy = Раунд { $round } сдан до того, как бот начал публиковать хэш колоды.
+verify-legacy = Раунд { $round } сдан ещё до того, как бот начал публиковать хэш колоды.
 verify-no_game = Нет игры, колоду которой можно проверить.
 cmd-verify = проверить колоду раунда: /verify [раунд]
 end-header = 🏁 <b>Игра окончена</b>
@@ -155,7 +168,7 @@ hand-total_dark = Сумма открытых: <b>{ $total }</b> + карта в
 hand-stake = Ставка: <b>{ $stake }</b> · баланс: { $balance }
 hand-balance = Баланс: { $balance }
 hand-banker_self = 🏦 Вы банкир · в банке { $bank } · баланс: { $balance }
-hand-banker_card = Карты банкира { $name }: { $cards }
+hand-banker_card = 🏦 Банкир { $name }: { $cards }
 hand-bottom = Нижняя карта: { $card }
 hand-status = Статус: { $status }
 hand-turn_bank = ⏳ Ваш ход: назначьте банк от 1 до { $maximum }
@@ -170,9 +183,9 @@ peek-not_playing = Вы не в игре
 news-twenty_one = ✅ { $name }: очко! +{ $paid }
 news-golden = 🏆 { $name }: золотое очко! +{ $paid }
 news-bust = 💥 { $name }: перебор, { $total }
-news-bank_broken = 💥 Банк сорван! { $name } без банка.
-news-bank_passed = 🔁 Банк переходит к { $name }
-news-bank_declined = 🙅 { $old } не банкует — банк переходит к { $name }
+news-bank_broken = 💥 Банк сорван! { $name } остаётся без банка.
+news-bank_passed = 🔁 Банк переходит: { $name }
+news-bank_declined = 🙅 { $old } не банкует — банк переходит: { $name }
 news-bank_nobody = 🔁 Банк передать некому
 news-bank_returned = { $name } забирает из банка { $amount }
 news-banker_lot = 🎲 По жребию банкует { $name }
@@ -180,13 +193,13 @@ news-bank_set = 🏦 { $name } ставит в банк { $amount }
 news-joined = 🪑 { $name } садится за стол
 news-left = 🚪 { $name } выходит из-за стола
 news-leave_scheduled = 🚪 { $name } выйдет после раунда
-news-timeout_stand = ⏱ { $name } не успел — хватит
-news-timeout_out = ⏱ { $name } не успел — пропускает раунд
+news-timeout_stand = ⏱ { $name } — время вышло, хватит
+news-timeout_out = ⏱ { $name } — время вышло, пропуск раунда
 news-sat_out = { $name } пропускает раунд: не хватает фишек
 news-bank_empty = { $name } пропускает раунд: банк пуст
-news-naturals_banker = 🃏 У банкира { $name } очко с раздачи — все ставки его
+news-naturals_banker = 🃏 Банкир { $name }: очко с раздачи — забирает все ставки
 news-naturals_players = 🃏 Очко с раздачи: { $names } — выплата вдвое
-news-reshuffled = 🔄 Колода кончилась — отбой перетасован
+news-reshuffled = 🔄 Колода кончилась — сброс перетасован
 news-banker_turn = 🏦 Банкир { $name } берёт карты
 news-max_cards = { $name }: больше карт брать нельзя
 news-dark = 🌑 { $name } берёт карту втёмную
@@ -194,18 +207,35 @@ news-session_ended = 🏁 Игра окончена
 refusal-not_your_turn = Сейчас не ваш ход.
 refusal-wrong_phase = Сейчас так нельзя — игра на другом этапе.
 refusal-amount_out_of_range = Можно от { $minimum } до { $maximum }.
-refusal-amount_none = Сейчас сумму назвать нельзя: нет места в банке или фишек.
+refusal-amount_none = Сейчас сумму назвать нельзя: в банке нет места или у вас нет фишек.
 refusal-cannot_afford = Не хватает фишек: с учётом штрафа можно не больше { $maximum }.
-refusal-too_many_cards = Больше { $maximum } карт в руке не бывает.
+refusal-too_many_cards = { $maximum ->
+        [one] Больше { $maximum } карты в руке не бывает.
+        [few] Больше { $maximum } карт в руке не бывает.
+       *[many] Больше { $maximum } карт в руке не бывает.
+    }
 refusal-deck_exhausted = Карты в колоде кончились.
 refusal-option_disabled = В этих правилах так не играют.
 refusal-cannot_pass_bank = Сейчас банк передать нельзя.
-refusal-cannot_pass_bank_rounds = Банк можно передать после { $rounds } раундов (сыграно { $played }).
+refusal-cannot_pass_bank_rounds = Банк можно передать после { $rounds ->
+        [one] { $rounds } раунда
+        [few] { $rounds } раундов
+       *[many] { $rounds } раундов
+    } — пока сыграно { $played } из { $rounds }.
 refusal-game_over = Игра уже окончена.
 refusal-not_seated = Вы не за столом.
 refusal-already_seated = Вы уже за столом.
-refusal-table_full = Стол полон: мест { $seats }.
-refusal-not_enough_players = Мало игроков с фишками: нужно хотя бы { $minimum }.
+refusal-table_full = Стол полон: { $seats ->
+        [1] единственное место занято.
+        [one] все { $seats } место заняты.
+        [few] все { $seats } места заняты.
+       *[many] все { $seats } мест заняты.
+    }
+refusal-not_enough_players = { $minimum ->
+        [one] Нужен хотя бы { $minimum } игрок с фишками.
+        [few] Нужно хотя бы { $minimum } игрока с фишками.
+       *[many] Нужно хотя бы { $minimum } игроков с фишками.
+    }
 refusal-invalid_variant = Такие правила не сочетаются.
 refusal-illegal_action = Так сейчас нельзя.
 refusal-stale_button = Эта кнопка устарела — смотрите свежий стол.
@@ -216,7 +246,11 @@ refusal-private_needed = Сначала откройте личку с бото�
 refusal-bad_amount = Ставка — целое число от { $minimum } до { $maximum }.
 refusal-bad_amount_plain = Нужно целое положительное число.
 refusal-game_exists = В этом чате уже идёт игра: /table
-refusal-user_game_limit = Вы уже играете за { $limit } столами — больше нельзя.
+refusal-user_game_limit = { $limit ->
+        [one] Вы уже играете за { $limit } столом — больше нельзя.
+        [few] Вы уже играете за { $limit } столами — больше нельзя.
+       *[many] Вы уже играете за { $limit } столами — больше нельзя.
+    }
 refusal-house_busy = Дом уже держит банк за другим столом этого чата — доиграйте там или выключите дом.
 refusal-seated_in_chat = Вы уже сидите за другим столом в этом чате — сначала доиграйте там.
 refusal-slow_down = Не так быстро 🙂
@@ -224,7 +258,7 @@ refusal-lobby_expired = Стол закрыт: давно никто не сад
 refusal-generic = Так нельзя.
 help-header_group = 🃏 <b>Очко</b> — карточная игра «21» для всей группы.
 help-header_private = 🃏 <b>Очко</b>: добавьте бота в группу и начните игру /newgame. Сюда будут приходить ваши карты.
-help-footer = Ход можно делать кнопками или командами. Карты видите только вы.
+help-footer = Ходить можно кнопками или командами. Ваши карты видите только вы.
 cmd-newgame = открыть стол [правила]
 cmd-join = сесть за стол
 cmd-leave = выйти из-за стола
@@ -234,7 +268,7 @@ cmd-bet = поставить: /bet 50
 cmd-hit = ещё карту
 cmd-stand = хватит
 cmd-dark = взять карту втёмную
-cmd-passbank = передать банк или отказаться
+cmd-passbank = передать банк или отказаться от него
 cmd-table = показать стол заново
 cmd-hand = прислать мои карты в личку
 cmd-endgame = завершить игру (создатель, банкир, админ)
@@ -250,42 +284,58 @@ cmd-help = эта справка
 cmd-start = начать общение с ботом
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
 rules-unknown = Нет таких правил. Есть: { $presets }
-rules-seats = Игроков: от { $minimum } до { $maximum }, банкир тоже.
+rules-seats = За столом от { $minimum } до { $maximum ->
+        [one] { $maximum } игрока
+        [few] { $maximum } игроков
+       *[many] { $maximum } игроков
+    }, считая банкира.
 rules-deck-36 = Колода: 36 карт (шестёрки–тузы).
 rules-deck-54 = Колода: 52 карты и два джокера.
 rules-deck-104 = Колода: две по 52 карты.
 rules-values-russian = Очки: валет 2, дама 3, король 4, туз 11, остальные по номиналу.
 rules-values-western = Очки: картинки по 10, туз 1 или 11 — как выгоднее, остальные по номиналу.
 rules-ace_low = При переборе туз считается за 1.
-rules-jokers = Джокер — любое значение от 1 до 11, как выгоднее.
+rules-jokers = Джокер (★) — любое значение от 1 до 11, как выгоднее.
 rules-bank-named = Банк: банкир сам называет сумму (не больше своего баланса).
-rules-bank-all_in = Банк: банкир ставит всё, что имеет.
+rules-bank-all_in = Банк: банкир ставит всё, что у него есть.
 rules-bank_limit = Банк не больше { $limit }.
-rules-deal = Раздача: по { $count } карт(е) каждому.
+rules-deal = Раздача: каждому по { $count ->
+        [one] { $count } карте
+        [few] { $count } карты
+       *[many] { $count } карт
+    }.
 rules-banker_up = Первая карта банкира лежит открыто.
 rules-bottom = Нижняя карта колоды видна всем.
 rules-stakes-per_turn = Ставки: каждый по очереди ставит и сразу берёт карты.
 rules-stakes-before_draw = Ставки: все ставят после раздачи, потом берут карты.
 rules-stakes-before_deal = Ставки: все ставят до раздачи.
-rules-cap-bank = Ставка — не больше банка (весь банк — ва-банк).
-rules-cap-shared = Все ставки вместе — не больше банка; минимум 1 каждому.
-rules-max_cards = В руке не больше { $count } карт.
+rules-cap-bank = Ставка — не больше банка (на весь банк — ва-банк).
+rules-cap-shared = Все ставки вместе — не больше банка; каждому хотя бы 1.
+rules-max_cards = { $count ->
+        [one] В руке не больше { $count } карты.
+        [few] В руке не больше { $count } карт.
+       *[many] В руке не больше { $count } карт.
+    }
 rules-instant_21 = Очко (21) выигрывает сразу, банк платит 1:1.
 rules-golden = Золотое очко — два туза — тоже выигрывает сразу.
-rules-naturals = Очко с раздачи: у банкира — все ставки его, у игрока — выплата 2:1.
+rules-naturals = Очко с раздачи: банкир забирает все ставки, игроку платят 2:1.
 rules-fine = Перебор: ставка и штраф { $percent }% ставки.
 rules-no_fine = Перебор: теряется ставка.
-rules-both_bust = Если перебрал банкир, он платит вдвое, а перебравшие с ним квиты.
-rules-dark = Можно взять карту втёмную: её не видит никто до вскрытия; перебор втёмную — без штрафа.
+rules-both_bust = Если банкир перебрал, он платит вдвое, а с перебравшими игроками — квиты.
+rules-dark = Можно взять карту втёмную: её никто не видит до вскрытия; перебор втёмную — без штрафа.
 rules-no_dark = Втёмную не играют.
-rules-banker_last = Банкир берёт карты последним; больше, чем у банкира, — выигрыш, равно — при своих.
-rules-banker_first = Банкир берёт карты первым, втайне; больше, чем у банкира, — выигрыш, равно — при своих.
-rules-pass-when_broken = Банк переходит к следующему слева, когда сорван.
-rules-pass-every_round = Банк переходит к следующему слева каждый раунд.
-rules-pass-voluntary = Через { $rounds } раунда банкир может передать банк сам.
+rules-banker_last = Банкир берёт карты последним; больше, чем у банкира, — выигрыш, поровну — при своих.
+rules-banker_first = Банкир берёт карты первым, втайне; больше, чем у банкира, — выигрыш, поровну — при своих.
+rules-pass-when_broken = Сорванный банк переходит к следующему игроку слева.
+rules-pass-every_round = Банк каждый раунд переходит к следующему игроку слева.
+rules-pass-voluntary = Через { $rounds ->
+        [one] { $rounds } раунд
+        [few] { $rounds } раунда
+       *[many] { $rounds } раундов
+    } банкир может сам передать банк.
 rules-end_all_dealt = Игра кончается, когда все побывали банкирами.
-rules-order-clockwise = Ходят по кругу от банкира: по часовой.
-rules-order-counterclockwise = Ходят по кругу от банкира: против часовой.
+rules-order-clockwise = Ходят по кругу от банкира, по часовой.
+rules-order-counterclockwise = Ходят по кругу от банкира, против часовой.
 rules-others = Другие правила: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Лучшие игроки</b> { $period }
@@ -293,13 +343,49 @@ top-period-all = за всё время
 top-period-day = за сегодня
 top-period-week = за неделю
 top-period-month = за месяц
-top-row = { $place } { $name } — <b>{ $balance }</b> ({ $net }, раундов: { $rounds })
-top-row_period = { $place } { $name } — <b>{ $net }</b> (раундов: { $rounds }, побед: { $wins })
+top-row = { $place } { $name } — <b>{ $balance }</b> ({ $net }, { $rounds ->
+        [one] { $rounds } раунд
+        [few] { $rounds } раунда
+       *[many] { $rounds } раундов
+    })
+top-row_period = { $place } { $name } — <b>{ $net }</b> ({ $rounds ->
+        [one] { $rounds } раунд
+        [few] { $rounds } раунда
+       *[many] { $rounds } раундов
+    }, { $wins ->
+        [one] { $wins } победа
+        [few] { $wins } победы
+       *[many] { $wins } побед
+    })
 top-empty = Пока никто не играл.
 stats-header = 📊 <b>{ $name }</b>
 stats-none = 📊 { $name }: ещё ни одного раунда.
-stats-rounds = Раундов: { $rounds } · побед: { $wins } · поражений: { $losses } · при своих: { $pushes }
-stats-special = Очко: { $twentyones } · золотое очко: { $golden } · переборов: { $busts }
+stats-rounds = { $rounds ->
+        [one] { $rounds } раунд
+        [few] { $rounds } раунда
+       *[many] { $rounds } раундов
+    }: { $wins ->
+        [one] { $wins } победа
+        [few] { $wins } победы
+       *[many] { $wins } побед
+    }, { $losses ->
+        [one] { $losses } поражение
+        [few] { $losses } поражения
+       *[many] { $losses } поражений
+    }, { $pushes } при своих
+stats-special = Очко — { $twentyones ->
+        [one] { $twentyones } раз
+        [few] { $twentyones } раза
+       *[many] { $twentyones } раз
+    } · золотое очко — { $golden ->
+        [one] { $golden } раз
+        [few] { $golden } раза
+       *[many] { $golden } раз
+    } · перебор — { $busts ->
+        [one] { $busts } раз
+        [few] { $busts } раза
+       *[many] { $busts } раз
+    }
 stats-money = Крупнейший выигрыш: { $biggest } · итог: { $net }
 stats-win_rate = Доля побед: { $percent }%
 chart-title = { $name }: баланс
@@ -324,25 +410,27 @@ settings-btn-acelow = Туз=1 { $value }
 settings-btn-timeout = ⏱ { $value } с
 settings-house = Банкир-бот (🏦 Дом): { $value }
 settings-btn-house = 🏦 Дом { $value }
+settings-btn-lang = 🇷🇺 Русский
 settings-saved = Сохранено ✅
 settings-closed = Настройки закрыты.
 settings-admins_only = Настройки меняют только админы группы.
 settings-invalid = Так нельзя: { $reason }
+house-name = 🏦 Дом
 turn-mention = 👉 { $mention }, ваш ход — кнопки на столе выше.
 pressed-done = ✅ Уже принято.
 turn-warning = ⏳ Ваш ход: осталось { $seconds } с.
 reply-pointer = 📬 { $name }: ответ — в личных сообщениях с ботом.
 cooldown = ⏳ Не так часто: повторите через { $seconds } с.
 game-cancelled = ✖ Игра отменена.
-game-cancelled_by = ✖ { $name } отменил игру.
-game-ended_by = 🏁 { $name } завершил игру.
+game-cancelled_by = ✖ { $name } отменяет игру.
+game-ended_by = 🏁 { $name } завершает игру.
 lobby-expired = ⌛ Стол закрыт: никто не начал игру вовремя.
 game-expired = ⌛ Игра закрыта: слишком долго никто не ходил.
-timeout-stand = ⏱ { $name } не успел — засчитано «хватит».
-timeout-sit_out = ⏱ { $name } не успел поставить — пропускает раунд.
-timeout-bank = ⏱ { $name } не назначил банк — банк переходит дальше.
+timeout-stand = ⏱ { $name } — время вышло, засчитано «хватит».
+timeout-sit_out = ⏱ { $name } — время на ставку вышло, пропуск раунда.
+timeout-bank = ⏱ { $name } — время вышло, банк переходит дальше.
 private-opened = ✉ Личный чат открыт — ваши карты будут приходить сюда.
-private-confirmed = ✉ { $name } открыл личку — карты придут туда.
+private-confirmed = ✉ { $name }: личка открыта — карты придут туда.
 private-hint = { $name }, откройте личку с ботом, чтобы видеть свои карты: { $link }
 private-start = Привет! Я раздаю Очко в группах. Добавьте меня в группу и наберите /newgame.
 private-hand_sent = ✉ Карты отправлены в личку.
@@ -359,3 +447,90 @@ error-internal = Что-то пошло не так. Попробуйте ещё
 joined = Вы за столом ✅
 hand_in_group = Наберите /hand в группе, где идёт игра, — карты придут сюда.
 unknown_preset = Нет правил { $name }. Есть: { $known }
+
+## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
+endgame-confirm =
+    🏁 Завершить игру? Спрашивает: { $name }.
+    Ставки незаконченного раунда вернутся, итоги придут одним сообщением.
+    Подтвердить может только { $name } — { $seconds } с.
+btn-endgame_yes = 🏁 Да, завершить
+btn-endgame_no = ↩ Играем дальше
+endgame-not_yours = Подтвердить может только { $name }.
+endgame-expired = ⌛ Завершение не подтверждено — игра продолжается.
+endgame-kept = ↩ { $name }: игра продолжается.
+endgame-over = Эта игра уже окончена.
+end-header_by = 🏁 { $name } — <b>игра окончена</b>
+prompt-ended_below = 🏁 Игра окончена — итоги ниже.
+rules-running = 🎲 Правила идущей игры.
+rules-chat_overrides = ⚙ С настройками этого чата.
+chart-axis_hours = Время (UTC) · { $days }
+chart-axis_dates = Дата (UTC) · { $years }
+
+## A way back for broke players: the seat refusal, the daily refill, its setting
+refusal-cannot_cover_stake = Чтобы сесть, нужно хотя бы { $minimum } — есть { $balance }.
+refusal-no_chips_wait = Не хватает фишек, чтобы сесть: есть { $balance }, нужно хотя бы { $minimum }. Фишки пополнятся до { $refill } через { $hours ->
+        [0] { $minutes } мин
+       *[other] { $hours } ч { $minutes } мин
+    } — тогда жмите «{ btn-join }» или /join.
+refusal-no_chips_refill_off = Не хватает фишек, чтобы сесть: есть { $balance }, нужно хотя бы { $minimum }. Пополнение фишек в этом чате выключено — админ может включить его в /settings.
+refill-done = 💰 { $name }: +{ $amount } — фишки пополнены до { $balance }. Пополнение — раз в сутки, когда фишки кончились.
+refill-toast = Вы за столом ✅ +{ $amount } { $amount ->
+        [one] фишка
+        [few] фишки
+       *[many] фишек
+    } — пополнение раз в сутки.
+settings-refill = Пополнение фишек раз в сутки: { $value }
+settings-btn-refill = 💰 Пополнение { $value }
+refill-balance_ready = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }): они пополнятся до { $refill }, как только вы сядете — «{ btn-join }» или /join.
+refill-balance_wait = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }). Пополнение до { $refill } — через { $hours ->
+        [0] { $minutes } мин
+       *[other] { $hours } ч { $minutes } мин
+    }.
+refill-balance_off = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }). Пополнение фишек в этом чате выключено — админ может включить его в /settings.
+
+## Commands, settings options and languages: the command table (bot/commands.py), private /balance
+cmd-next = следующий раунд
+cmd-cancel = закрыть стол до начала игры
+settings-btn-preset = { $value }
+private-no_game = Вы сейчас не сидите ни за одним столом. Игра идёт в группе: /newgame — открыть стол.
+private-unknown_command = Такой команды нет. Все команды: /help
+private_only = Эта команда работает в личном чате с ботом.
+balance-private_header = 💰 <b>Ваши фишки</b> (в каждом чате свои):
+balance-private_line = • { $chat }: <b>{ $amount }</b>
+balance-private_line_untitled = • недоступный чат: <b>{ $amount }</b>
+balance-private_none = 💰 Вы ещё не играли ни в одном чате. Добавьте бота в группу и откройте стол: /newgame
+
+## A table that explains itself: partial payouts, the bank's cover, the banker's chips, pauses, precise refusals
+btn-stake_uncovered = ⚠ { $label }
+btn-resume = ▶ Продолжить
+prompt-stake_cover = ⚠ банк гарантирует выплату только до { $cover }
+prompt-paused = ⏸ Пауза: с начала раунда никто не ходил. Ход — { $name }; продолжить — «{ btn-resume }» или любой ход.
+prompt-paused_between = ⏸ Пауза: в этом раунде никто не ходил, поэтому новый не начнётся сам. Продолжить — «{ btn-next }» или /deal.
+prompt-next_round_in = ⏱ Следующий раунд начнётся сам через { $seconds } с — или сразу: «{ btn-next }» или /deal.
+table-banker_own = 🏦 Банкир: { $name } · в банке <b>{ $bank }</b> · свои { $own } · всего { $total }
+pay-win_short = <b>+{ $amount }</b> из { $due }: банк кончился
+pay-push_dry = при своих: банк пуст, выигрыш { $due } платить нечем
+result-balance_row_bank = { $name } — { $amount } (из них в банке { $bank })
+news-paid_short = (из { $due }: банк кончился)
+refusal-range_bank = Банк — целое число от { $minimum } до { $maximum }: /bank и сумма.
+refusal-range_stake = Ставка — целое число от { $minimum } до { $maximum }: /bet и сумма.
+refusal-not_your_turn_name = Сейчас не ваш ход: ходит { $turn_name }.
+refusal-wrong_phase_at = { $phase ->
+        [lobby] Игра ещё не началась: сначала «{ btn-start }» или /deal.
+        [bank] Сейчас банкир назначает банк — подождите.
+        [round_over] Раунд окончен. Дальше — «{ btn-next }» или /deal.
+       *[other] Раунд уже идёт: это можно только между раундами.
+    }
+refusal-cannot_pass_bank_banker = Передать банк может только банкир — сейчас это { $banker_name }.
+refusal-cannot_pass_bank_never = В этих правилах банкир не передаёт банк по желанию.
+refusal-admins_only = Это могут только админы группы.
+refusal-not_paused = Игра и так идёт — ждём хода.
+joined_next = Вы за столом ✅ Раунд уже идёт — играете со следующего.
+end-reason-expired = Слишком долго никто не ходил.
+end-reason-unreachable = Бот больше не может писать в этот чат.
+end-declined = Отказались от банка: { $names }
+end-broke = Без фишек: { $names }
+end-dealt = Банк уже держали: { $names }
+settings-invalid-dark_draw = в этих правилах банкир берёт карты первым — втёмную там не играют
+settings-invalid-ace_low = с очками «картинки по 10» туз и так считается за 1 или 11
+held-bank_note = (из них в банке { $bank })

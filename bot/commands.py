@@ -1,0 +1,147 @@
+"""Every command the bot answers, in one table.
+
+The handlers (`bot.handlers.register`), the command menus (`bot.app`, setMyCommands per scope
+and language) and /help (`bot.render.help_text`) are all built from :data:`COMMANDS`, so a
+command cannot be listed without being handled, or handled without being listed.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from telegram.ext import Application, CommandHandler, MessageHandler, filters
+
+from bot import handlers
+from bot.handlers import Handler
+from bot.i18n import t
+
+
+class Where(enum.Flag):
+    """Where a command works, and so in which menus and /help it is listed."""
+
+    GROUP = enum.auto()
+    PRIVATE = enum.auto()
+    BOTH = GROUP | PRIVATE
+
+
+class Args(enum.Enum):
+    NONE = "none"
+    AMOUNT = "amount"  # one whole number: /bet 50
+    OPTIONAL = "optional"  # free words the handler reads: /rules [preset], /verify [round]
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommandSpec:
+    """``where`` it works (elsewhere it is answered with where it does); listed in the menus
+    and /help of ``menu`` (by default where it works)."""
+
+    name: str
+    where: Where
+    handler: Handler
+    args: Args = Args.NONE
+    # Older or shorter names that keep working; never listed, so the menu stays one per action.
+    aliases: tuple[str, ...] = ()
+    menu: Where | None = None
+
+    @property
+    def listed_in(self) -> Where:
+        return self.where if self.menu is None else self.menu
+
+    @property
+    def help_key(self) -> str:
+        """The catalog id of the one-line description (menu and /help)."""
+        return f"cmd-{self.name}"
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+def _game(
+    name: str, kind: str, where: Where, args: Args = Args.NONE, aliases: tuple[str, ...] = ()
+) -> BotCommandSpec:
+    """A move or a table action: `bot.service` command ``kind`` on the game the command means."""
+    handler = handlers.game_command(kind, needs_amount=args is Args.AMOUNT)
+    return BotCommandSpec(name, where, handler, args, aliases)
+
+
+G, P, BOTH = Where.GROUP, Where.PRIVATE, Where.BOTH
+
+# In the menu's order: a game from its start to its end, then the rest.
+COMMANDS: tuple[BotCommandSpec, ...] = (
+    # In a group /start shows the help (people type it there too), but it belongs to the
+    # private chat, where it opens the chat for hands.
+    BotCommandSpec("start", BOTH, handlers.cmd_start, Args.OPTIONAL, menu=P),
+    BotCommandSpec("newgame", G, handlers.cmd_newgame, Args.OPTIONAL),
+    _game("join", "join", G),
+    _game("leave", "leave", BOTH),
+    _game("deal", "start", G),
+    _game("cancel", "cancel", G),
+    _game("bank", "bank", BOTH, Args.AMOUNT),
+    _game("bet", "bet", BOTH, Args.AMOUNT),
+    _game("hit", "hit", BOTH),
+    _game("stand", "stand", BOTH),
+    _game("dark", "dark", BOTH),
+    # The bank's own word first: «pass» alone reads like passing one's turn.
+    _game("passbank", "pass", BOTH, aliases=("pass",)),
+    _game("next", "next", G),
+    BotCommandSpec("odds", BOTH, handlers.cmd_odds),
+    BotCommandSpec("table", G, handlers.cmd_table),
+    BotCommandSpec("hand", BOTH, handlers.cmd_hand),
+    BotCommandSpec("endgame", G, handlers.cmd_endgame),
+    BotCommandSpec("balance", BOTH, handlers.cmd_balance),
+    BotCommandSpec("top", G, handlers.cmd_top, Args.OPTIONAL),
+    BotCommandSpec("stats", G, handlers.cmd_stats),
+    BotCommandSpec("chart", G, handlers.cmd_chart),
+    BotCommandSpec("verify", BOTH, handlers.cmd_verify, Args.OPTIONAL),
+    BotCommandSpec("rules", BOTH, handlers.cmd_rules, Args.OPTIONAL),
+    BotCommandSpec("settings", G, handlers.cmd_settings),
+    BotCommandSpec("lang", BOTH, handlers.cmd_lang, Args.OPTIONAL),
+    BotCommandSpec("help", BOTH, handlers.cmd_help),
+)
+
+
+def listed(*, private: bool) -> list[BotCommandSpec]:
+    """The commands of the private chat's menu, or of a group's."""
+    scope = Where.PRIVATE if private else Where.GROUP
+    return [c for c in COMMANDS if c.listed_in & scope]
+
+
+def menu(lang: str, *, private: bool) -> list[tuple[str, str]]:
+    """(command, one-line description) of a menu, for /help and setMyCommands."""
+    return [(c.name, t(c.help_key, lang)) for c in listed(private=private)]
+
+
+def every_name() -> set[str]:
+    """Every name a command answers to, aliases included."""
+    return {name for command in COMMANDS for name in command.names()}
+
+
+def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """A handler for every name of every command, in the chats where it works, and for the
+    chats where it does not an answer saying where it does. Commands answer new messages only:
+    an edited message must not run its command again."""
+    new = filters.UpdateType.MESSAGE
+    chats = {
+        Where.GROUP: filters.ChatType.GROUPS,
+        Where.PRIVATE: filters.ChatType.PRIVATE,
+    }
+    for command in COMMANDS:
+        names = list(command.names())
+        for scope, chat_filter in chats.items():
+            callback = command.handler if command.where & scope else _elsewhere(scope)
+            application.add_handler(CommandHandler(names, callback, filters=new & chat_filter))
+    # Any other command in the private chat: say so and point to /help (in a group it may be
+    # another bot's, so it is left alone).
+    application.add_handler(
+        MessageHandler(
+            filters.ChatType.PRIVATE & filters.COMMAND & new, handlers.on_unknown_command
+        )
+    )
+
+
+def _elsewhere(scope: Where) -> Handler:
+    """The answer to a command typed where it does not work."""
+    key = "group_only" if scope is Where.PRIVATE else "private_only"
+    return handlers.answer_with(key)

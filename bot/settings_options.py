@@ -1,0 +1,175 @@
+"""The chat settings a group admin changes from /settings, in one table.
+
+The menu's lines and buttons (`bot.render.settings_menu`), the parsing and validation of a
+press and the change it makes to the stored settings (`bot.handlers.on_setting_button`) are
+all built from :data:`OPTIONS`, so a new option is one entry here (and its texts in the
+catalogs), never four edits that can drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.i18n import LANGUAGES, t
+from rules.variants import PRESETS, Variant, preset, with_overrides
+from storage import ChatSettings
+
+CLOSE = "close"  # the menu's «✖ Close»: s:<chat>:close:x
+CLOSE_VALUE = "x"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One row of the menu: a line saying the current value and a row of buttons.
+
+    ``key`` and each of ``values`` travel in the callback data (``s:<chat>:<key>:<value>``);
+    ``line`` and ``label`` are catalog ids: the line with the current value, one button's
+    label with its value (as ``$value``, or ``param``). ``read`` is the current value as one of
+    ``values`` ("" when none is chosen: ``unset_line`` is shown); ``write`` stores a value and
+    raises `rules.errors.RulesError` for a combination the rules refuse.
+    """
+
+    key: str
+    values: tuple[str, ...]
+    line: str
+    label: str
+    read: Callable[[ChatSettings], str]
+    write: Callable[[ChatSettings, str], ChatSettings]
+    word: Callable[[str, str], object]  # (value, language) -> what $value shows
+    param: str = "value"
+    unset_line: str | None = None
+    per_row: int = 3
+    # Each value in its own language (a Russian speaker finds «Русский» in an English menu).
+    own_language: bool = False
+
+
+def _base(settings: ChatSettings) -> Variant:
+    return PRESETS.get(settings.preset, PRESETS["classic36"])
+
+
+def _onoff(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def _on_word(value: str, lang: str) -> str:
+    return t(value, lang)
+
+
+def _override(name: str) -> Callable[[ChatSettings, str], ChatSettings]:
+    """A preset parameter the chat overrides; the rules check the combination."""
+
+    def write(settings: ChatSettings, value: str) -> ChatSettings:
+        parsed: object = int(value) if value.isdigit() else value == "on"
+        overrides = dict(settings.overrides) | {name: parsed}
+        with_overrides(preset(settings.preset), overrides)
+        return replace(settings, overrides=overrides)
+
+    return write
+
+
+def _read_fine(settings: ChatSettings) -> str:
+    raw = settings.overrides.get("bust_fine_percent", _base(settings).bust_fine_percent)
+    return str(raw if isinstance(raw, int) else _base(settings).bust_fine_percent)
+
+
+def _preset_word(value: str, lang: str) -> str:
+    key = f"preset-{value}-name"
+    found = t(key, lang)
+    return value if found == key else found
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        key="preset",
+        values=tuple(PRESETS),
+        line="settings-preset",
+        label="settings-btn-preset",
+        param="preset",
+        read=lambda s: s.preset,
+        # A new preset starts from its own values: overrides made for another do not carry.
+        write=lambda s, v: replace(s, preset=v, overrides={}),
+        word=_preset_word,
+        per_row=2,
+    ),
+    Option(
+        key="dark_draw",
+        values=("on", "off"),
+        line="settings-dark",
+        label="settings-btn-dark",
+        read=lambda s: _onoff(bool(s.overrides.get("dark_draw", _base(s).dark_draw))),
+        write=_override("dark_draw"),
+        word=_on_word,
+    ),
+    Option(
+        key="fine",
+        values=("0", "50", "100"),
+        line="settings-fine",
+        label="settings-btn-fine",
+        read=_read_fine,
+        write=_override("bust_fine_percent"),
+        word=lambda v, _: int(v),
+    ),
+    Option(
+        key="acelow",
+        values=("on", "off"),
+        line="settings-acelow",
+        label="settings-btn-acelow",
+        read=lambda s: _onoff(bool(s.overrides.get("ace_low_on_bust", _base(s).ace_low_on_bust))),
+        write=_override("ace_low_on_bust"),
+        word=_on_word,
+    ),
+    Option(
+        key="timeout",
+        values=("30", "60", "120"),
+        line="settings-timeout",
+        label="settings-btn-timeout",
+        unset_line="settings-timeout_default",
+        read=lambda s: str(s.turn_timeout) if s.turn_timeout else "",
+        write=lambda s, v: replace(s, turn_timeout=int(v)),
+        word=lambda v, _: int(v),
+    ),
+    Option(
+        key="house",
+        values=("on", "off"),
+        line="settings-house",
+        label="settings-btn-house",
+        read=lambda s: _onoff(s.house_banker),
+        write=lambda s, v: replace(s, house_banker=v == "on"),
+        word=_on_word,
+    ),
+    Option(
+        key="refill",
+        values=("on", "off"),
+        line="settings-refill",
+        label="settings-btn-refill",
+        read=lambda s: _onoff(s.daily_refill),
+        write=lambda s, v: replace(s, daily_refill=v == "on"),
+        word=_on_word,
+    ),
+    Option(
+        key="lang",
+        values=LANGUAGES,
+        line="settings-lang",
+        label="settings-btn-lang",
+        read=lambda s: s.language,
+        write=lambda s, v: replace(s, language=v),
+        word=lambda v, _: v,
+        own_language=True,
+    ),
+)
+BY_KEY: dict[str, Option] = {option.key: option for option in OPTIONS}
+
+
+def valid(key: str, value: str) -> bool:
+    """Whether a press names an option and one of its values (or the menu's close button)."""
+    if key == CLOSE:
+        return value == CLOSE_VALUE
+    option = BY_KEY.get(key)
+    return option is not None and value in option.values
+
+
+def apply(settings: ChatSettings, key: str, value: str) -> ChatSettings:
+    """The chat's settings with one change (a valid key and value, see :func:`valid`); a
+    combination the rules refuse raises `rules.errors.InvalidVariant`."""
+    return BY_KEY[key].write(settings, value)
