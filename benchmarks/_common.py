@@ -299,8 +299,8 @@ TIMERS_RE = re.compile(r"(\d+) timers re-armed")
 class World:
     """Groups of PLAYERS users on the local server, their games in the database."""
 
-    groups: list[Any]  # tests.botapi.Chat
-    users: list[list[Any]]  # tests.botapi.FakeUser, per group
+    groups: list[Any]  # localbotapi.Chat
+    users: list[list[Any]]  # localbotapi.FakeUser, per group
     games: list[int]
 
 

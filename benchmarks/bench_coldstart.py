@@ -27,7 +27,7 @@ from benchmarks._common import (
     stop_bot,
     watch_polls,
 )
-from tests.botapi import BotApiServer
+from localbotapi import BotApiServer
 
 TARGET_SECONDS = 3.0
 

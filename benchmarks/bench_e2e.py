@@ -55,10 +55,10 @@ from benchmarks._common import (
     watch_polls,
 )
 from bot.callbacks import GameButton, parse_game
+from localbotapi import BotApiServer
+from localbotapi.models import CallbackQuery
+from localbotapi.server import ServerEvent
 from rules.table import Phase
-from tests.botapi import BotApiServer
-from tests.botapi.models import CallbackQuery
-from tests.botapi.server import ServerEvent
 
 TARGET_RATE = 300.0
 TARGET_P99_MS = 50.0

@@ -39,8 +39,8 @@ from benchmarks._common import (
 )
 from benchmarks.bench_e2e import Players
 from bot.callbacks import GameButton
+from localbotapi import BotApiServer
 from rules.table import Phase
-from tests.botapi import BotApiServer
 
 SPAM = ("/help", "/rules", "/balance", "/top", "/stats")
 

@@ -50,10 +50,10 @@ from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton
 from bot.handlers import Runtime
 from bot.settings import Settings
+from localbotapi import BotApiServer, Chat, FakeBot, FakeUser
+from localbotapi.models import Message
+from localbotapi.offline import OfflineRequest
 from rules.table import Phase
-from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser
-from tests.botapi.models import Message
-from tests.botapi.offline import OfflineRequest
 
 # Fast players finish rounds far faster than Telegram lets a group see them (18 messages a
 # minute), so a paced bot ends a run with results still waiting their turn: wait this long.

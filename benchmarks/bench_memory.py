@@ -34,8 +34,8 @@ from benchmarks._common import (
     stop_bot,
     watch_polls,
 )
-from tests.botapi import BotApiServer
-from tests.botapi.server import ServerEvent
+from localbotapi import BotApiServer
+from localbotapi.server import ServerEvent
 
 TARGET_MB = 150.0
 

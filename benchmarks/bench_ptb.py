@@ -82,7 +82,7 @@ class Instant(BaseRequest):
 
 
 def _serve(base_url: Any) -> None:
-    from tests.botapi import BotApiServer
+    from localbotapi import BotApiServer
 
     async def main() -> None:
         async with BotApiServer(flood_limits=False) as server:

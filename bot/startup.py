@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dtm
+import importlib.util
 import itertools
 import logging
 import os
@@ -27,7 +28,6 @@ import ssl
 import sys
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import NoReturn
 
 from telegram import Bot
@@ -230,7 +230,7 @@ def _seconds(error: RetryAfter) -> float:
 
 # ---------------------------------------------------------------------- no token yet
 
-SANDBOX_MODULE = "tests.botapi.sandbox"
+SANDBOX_MODULE = "localbotapi.sandbox"
 SANDBOX_COMMAND = f"python3 -m {SANDBOX_MODULE}"
 NO_TOKEN = (
     "BOT_TOKEN is not set: get a token from @BotFather in Telegram and put it in .env "
@@ -254,15 +254,12 @@ def interactive() -> bool:
 def without_token() -> NoReturn:
     """A first start with no token: on a terminal, the offline sandbox (the real bot against a
     local Bot API server) starts instead; elsewhere (Docker, systemd, CI) one line and exit 1."""
-    checkout = Path(__file__).resolve().parent.parent
-    if interactive() and (checkout / "tests" / "botapi" / "sandbox.py").exists():
+    if interactive() and importlib.util.find_spec(SANDBOX_MODULE.partition(".")[0]) is not None:
         print(
             "ochko: no BOT_TOKEN yet — starting the offline sandbox, the real bot against a local "
             "Bot API server (a token comes from @BotFather; see .env.example)",
             file=sys.stderr,
             flush=True,
         )
-        path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")]))
-        env = {**os.environ, "PYTHONPATH": path}
-        os.execve(sys.executable, [sys.executable, "-m", SANDBOX_MODULE], env)
+        os.execv(sys.executable, [sys.executable, "-m", SANDBOX_MODULE])
     sys.exit(f"ochko: {NO_TOKEN}")

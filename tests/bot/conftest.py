@@ -20,11 +20,11 @@ from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton, parse_game
 from bot.handlers import Runtime, on_timer
 from bot.settings import Settings
+from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message
+from localbotapi.models import CallbackAnswer, RequestRecord
+from localbotapi.offline import OfflineRequest
 from rules.randomness import ScriptedSource
 from storage import StoredGame
-from tests.botapi import BotApiServer, Chat, FakeBot, FakeUser, Message
-from tests.botapi.models import CallbackAnswer, RequestRecord
-from tests.botapi.offline import OfflineRequest
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from bot import commands, i18n, render
 from bot.app import command_menus
+from localbotapi import BotApiServer, FakeUser
+from localbotapi.models import scope_key
 from tests.bot.conftest import Harness, make_settings, plain, start_harness, stop_harness
-from tests.botapi import BotApiServer, FakeUser
-from tests.botapi.models import scope_key
 
 GROUP_SCOPE = scope_key({"type": "all_group_chats"})
 PRIVATE_SCOPE = scope_key({"type": "all_private_chats"})

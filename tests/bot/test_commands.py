@@ -11,10 +11,10 @@ import pytest
 from bot import handlers, i18n, render
 from bot.callbacks import Act
 from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
+from localbotapi.models import Message
 from rules.variants import PRESETS
 from tests.bot.conftest import Harness, plain
 from tests.bot.test_rounds import play_round
-from tests.botapi.models import Message
 
 
 def setting(menu: Message, key: str, value: str) -> str:

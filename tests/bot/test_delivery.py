@@ -15,6 +15,7 @@ from telegram import Update
 from bot.callbacks import Act
 from bot.delivery import View
 from bot.service import Actor, Command
+from localbotapi import BotApiServer
 from tests.bot.conftest import (
     Harness,
     hand_codes,
@@ -24,7 +25,6 @@ from tests.bot.conftest import (
     stop_harness,
 )
 from tests.bot.test_refusals import classic_at_stake
-from tests.botapi import BotApiServer
 
 
 async def pump_together(h: Harness) -> None:

@@ -33,15 +33,15 @@ from bot.handlers import on_timer
 from bot.render import refusal
 from bot.service import game_of
 from bot.settings_options import CLOSE, CLOSE_VALUE, OPTIONS
+from localbotapi import BotApiServer, Chat, FakeUser, Message
+from localbotapi.entities import detect_entities
+from localbotapi.models import CallbackQuery
 from rules.game import Game
 from rules.randomness import RandomSource, RecordedSource, seeded
 from rules.table import Phase
 from rules.variants import PRESETS
 from storage import StoredGame
 from tests.bot.conftest import Harness, make_settings, start_harness, stop_harness
-from tests.botapi import BotApiServer, Chat, FakeUser, Message
-from tests.botapi.entities import detect_entities
-from tests.botapi.models import CallbackQuery
 from tests.rules.test_properties import chips_brought
 
 UPDATES = int(os.environ.get("OCHKO_FUZZ_UPDATES", "10000"))

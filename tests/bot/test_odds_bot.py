@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.callbacks import Act
+from localbotapi import BotApiServer
 from tests.bot.conftest import Harness, make_settings, start_harness, stop_harness
-from tests.botapi import BotApiServer
 
 # Борис gets 10♠, Вика 9♠, the banker Аня 7♥ face up; then K♠. The bottom card is A♣ (the last
 # card of the canonical order that the script leaves).

@@ -10,6 +10,7 @@ import pytest
 
 from bot import render
 from bot.callbacks import Act
+from localbotapi import BotApiServer
 from rules.cards import Card
 from tests.bot.conftest import (
     Harness,
@@ -20,7 +21,6 @@ from tests.bot.conftest import (
     stop_harness,
 )
 from tests.bot.test_rounds import PLANS, play_round
-from tests.botapi import BotApiServer
 
 DECK = ["10S", "9S", "7H", "AS", "8D", "KD", "10D"]
 

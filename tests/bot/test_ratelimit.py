@@ -19,7 +19,7 @@ from telegram.error import BadRequest, RetryAfter
 from telegram.ext import AIORateLimiter, ExtBot
 
 from bot.ratelimit import PacedRateLimiter
-from tests.botapi import BotApiServer, FloodLimits
+from localbotapi import BotApiServer, FloodLimits
 
 # PTB's RetryAfter warns about its int/timedelta transition whenever it is built.
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")

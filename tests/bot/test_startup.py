@@ -24,7 +24,7 @@ from bot.startup import (
     wait_until_answered,
 )
 from bot.transport import AiohttpRequest
-from tests.botapi.server import BotApiServer
+from localbotapi.server import BotApiServer
 
 E = TypeVar("E", bound=Exception)
 TOKEN = "123456:STARTUP_token-abcdefghijklmnop"

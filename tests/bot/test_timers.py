@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot import render
 from bot.callbacks import Act
+from localbotapi import BotApiServer
 from rules.cards import Card
 from storage import StoredGame
 from tests.bot.conftest import (
@@ -20,7 +21,6 @@ from tests.bot.conftest import (
     stop_harness,
 )
 from tests.bot.test_refusals import classic_at_stake
-from tests.botapi import BotApiServer
 
 DECK = ["6S", "9S", "7H", "6H", "6D", "8D", "KD", "10D"]
 

@@ -15,7 +15,7 @@ from telegram.error import BadRequest, NetworkError, TimedOut
 
 from bot import transport
 from bot.transport import AiohttpRequest
-from tests.botapi.server import BotApiServer
+from localbotapi.server import BotApiServer
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"

@@ -10,9 +10,9 @@ import pytest
 import telegram
 
 from bot.transport import AiohttpRequest
-from tests.botapi.flood import FloodLimits
-from tests.botapi.models import Chat, FakeBot, FakeUser
-from tests.botapi.server import BotApiServer
+from localbotapi.flood import FloodLimits
+from localbotapi.models import Chat, FakeBot, FakeUser
+from localbotapi.server import BotApiServer
 
 
 @dataclass

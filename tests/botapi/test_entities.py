@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.botapi.entities import (
+from localbotapi.entities import (
     EntityParseError,
     detect_entities,
     parse_html,

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.botapi.models import FakeUser
-from tests.botapi.sandbox import HELP, Sandbox, Style, Terminal, populate
-from tests.botapi.server import BotApiServer, ServerThread
+from localbotapi.models import FakeUser
+from localbotapi.sandbox import HELP, Sandbox, Style, Terminal, populate
+from localbotapi.server import BotApiServer, ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """\
@@ -71,12 +71,12 @@ GAME_SCRIPT = """\
 def test_sandbox_script_with_echo_bot(tmp_path: Path) -> None:
     script = tmp_path / "script.txt"
     script.write_text(SCRIPT, encoding="utf-8")
-    bot_command = f"{shlex.quote(sys.executable)} -m tests.botapi.echo_bot"
+    bot_command = f"{shlex.quote(sys.executable)} -m localbotapi.echo_bot"
     result = subprocess.run(
         [
             sys.executable,
             "-m",
-            "tests.botapi.sandbox",
+            "localbotapi.sandbox",
             "--script",
             str(script),
             "--bot-command",
@@ -111,7 +111,7 @@ def test_sandbox_with_the_real_bot_a_stranger_and_a_reply(tmp_path: Path) -> Non
     script = tmp_path / "script.txt"
     script.write_text(GAME_SCRIPT, encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "tests.botapi.sandbox", "--script", str(script)],
+        [sys.executable, "-m", "localbotapi.sandbox", "--script", str(script)],
         cwd=ROOT,
         env={**os.environ, "OCHKO_NO_VENV": "1"},
         capture_output=True,
@@ -139,7 +139,7 @@ def test_sandbox_reports_a_bot_that_cannot_start(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "tests.botapi.sandbox",
+            "localbotapi.sandbox",
             "--script",
             str(script),
             "--bot-command",
@@ -397,9 +397,9 @@ def test_the_bot_never_writes_into_the_typed_line() -> None:
     import pty  # POSIX only
 
     master, slave = pty.openpty()
-    bot_command = f"{shlex.quote(sys.executable)} -m tests.botapi.echo_bot"
+    bot_command = f"{shlex.quote(sys.executable)} -m localbotapi.echo_bot"
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.botapi.sandbox", "--no-color", "--bot-command", bot_command],
+        [sys.executable, "-m", "localbotapi.sandbox", "--no-color", "--bot-command", bot_command],
         cwd=ROOT,
         env={**os.environ, "OCHKO_NO_VENV": "1", "TERM": "xterm"},
         stdin=slave,

@@ -14,10 +14,10 @@ from aiohttp import web
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Conflict, Forbidden, RetryAfter
 
+from localbotapi.flood import FloodLimits
+from localbotapi.models import Message
+from localbotapi.server import BotApiServer
 from tests.botapi.conftest import World
-from tests.botapi.flood import FloodLimits
-from tests.botapi.models import Message
-from tests.botapi.server import BotApiServer
 
 
 def text_of(update: telegram.Update) -> telegram.Message:

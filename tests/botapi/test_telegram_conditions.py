@@ -15,9 +15,9 @@ from aiohttp import web
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 
+from localbotapi.models import Chat, Message
+from localbotapi.server import BotApiServer
 from tests.botapi.conftest import World
-from tests.botapi.models import Chat, Message
-from tests.botapi.server import BotApiServer
 
 JOIN = InlineKeyboardMarkup([[InlineKeyboardButton("Join", callback_data="join")]])
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", 8, 8) + bytes(20)

@@ -33,11 +33,11 @@ import pytest
 
 from bot import render
 from bot.callbacks import Act, GameButton, parse_game
+from localbotapi.models import CallbackAnswer, Chat, FakeBot, FakeUser, Message, RequestRecord
+from localbotapi.server import BotApiServer
 from rules.cards import Card
 from rules.game import Game
 from rules.table import HandStatus, Phase
-from tests.botapi.models import CallbackAnswer, Chat, FakeBot, FakeUser, Message, RequestRecord
-from tests.botapi.server import BotApiServer
 
 ROOT = Path(__file__).absolute().parents[2]  # not resolve(): keep a symlinked tree
 TOKEN = "123456:E2E_token-abcdefghijklmnopqrst"  # "123456:" + 30 characters

@@ -50,7 +50,7 @@ def test_no_token_without_a_terminal_is_one_line_and_exit_1(tmp_path: Path) -> N
     assert done.returncode == 1
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, done.stderr
-    for needed in ("BOT_TOKEN", "@BotFather", ".env.example", "python3 -m tests.botapi.sandbox"):
+    for needed in ("BOT_TOKEN", "@BotFather", ".env.example", "python3 -m localbotapi.sandbox"):
         assert needed in lines[0]
 
 

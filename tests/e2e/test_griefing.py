@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+from localbotapi.models import RequestRecord
 from rules.table import Phase
-from tests.botapi.models import RequestRecord
 from tests.e2e.conftest import E2E, IN_ROUND, Table
 
 TIMEOUT = 15  # the turn timeout of this test, seconds

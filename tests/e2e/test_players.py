@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from bot.callbacks import Act
+from localbotapi.models import CallbackQuery, FakeUser, Message
 from rules.table import Phase
-from tests.botapi.models import CallbackQuery, FakeUser, Message
 from tests.e2e.conftest import BOT_USERNAME, E2E, IN_ROUND, Table, card_symbol, game_buttons
 
 

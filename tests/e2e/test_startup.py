@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from tests.botapi.server import BotApiServer
+from localbotapi.server import BotApiServer
 from tests.e2e.conftest import BOT_USERNAME, E2E, TOKEN, BotProcess
 
 RETRY = re.compile(r"Bot API at (\S+) unreachable \((.+?)\); retrying in (\d+(?:\.\d+)?) s")

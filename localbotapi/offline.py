@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.request import BaseRequest, RequestData
 
-from tests.botapi.server import Upload
+from localbotapi.server import Upload
 
 if TYPE_CHECKING:
-    from tests.botapi.server import BotApiServer
+    from localbotapi.server import BotApiServer
 
 
 class OfflineRequest(BaseRequest):

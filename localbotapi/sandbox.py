@@ -1,4 +1,4 @@
-"""Play with the bot offline: `python3 -m tests.botapi.sandbox`.
+"""Play with the bot offline: `python3 -m localbotapi.sandbox`.
 
 Starts the local Bot API server (flood limits on), the real bot against it as a subprocess
 (`python -m bot` with BOT_TOKEN, BOT_API_BASE_URL and a temporary DATABASE_URL), and a terminal
@@ -22,7 +22,7 @@ if __name__ == "__main__":
     # Before anything third-party: a bare `python3` re-executes inside the project's .venv.
     from bot._bootstrap import ensure_environment
 
-    ensure_environment("tests.botapi.sandbox")
+    ensure_environment("localbotapi.sandbox")
 
 import argparse
 import importlib
@@ -563,7 +563,7 @@ def lines_from(script: Path | None, sandbox: Sandbox) -> Iterator[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m tests.botapi.sandbox",
+        prog="python3 -m localbotapi.sandbox",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -930,7 +930,7 @@ class BotApiServer:
         """Answer one Bot API call as the HTTP endpoint would: (status, JSON body).
 
         The in-process entry point: tests can plug it into PTB as a request object so handler
-        tests need no socket at all (see tests/botapi/offline.py)."""
+        tests need no socket at all (see localbotapi/offline.py)."""
         files = files or {}
         bot = self.bots.get(token)
         params: JSON = {}
