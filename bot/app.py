@@ -14,20 +14,19 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
+    LinkPreviewOptions,
     Update,
 )
+from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError, TelegramError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
 from bot import logs, render
-from bot.delivery import Delivery
-from bot.handlers import Runtime, migrate_chat, on_lost_chat, on_timer, perform, register
+from bot.handlers import Runtime, perform, register
 from bot.health import beat
 from bot.i18n import LANGUAGES
-from bot.locks import KeyedLocks
 from bot.ratelimit import PacedRateLimiter
-from bot.replies import Cooldowns, Replies
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
 from bot.startup import (
@@ -39,8 +38,6 @@ from bot.startup import (
     wait_for_bot_api,
     without_token,
 )
-from bot.telegram_errors import Verdict
-from bot.timers import TurnTimers
 from bot.transport import AiohttpRequest
 from storage import Storage, StorageError, open_storage
 
@@ -53,6 +50,11 @@ PRUNE_INTERVAL = 3600.0
 PROCESSED_KEEP = 86_400.0
 SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was last shown
 DRAIN_SECONDS = 5.0
+# Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's
+# preview: the deep link would otherwise grow a card under the table.
+DEFAULTS = Defaults(
+    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+)
 
 
 def configure_logging(settings: Settings) -> None:
@@ -73,6 +75,7 @@ def build_application(
         .token(settings.bot_token.get_secret_value())
         .base_url(base)
         .base_file_url(file_base)
+        .defaults(DEFAULTS)
         .concurrent_updates(256)
         .post_init(post_init)
         .post_stop(post_stop)
@@ -105,44 +108,16 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         turn_timeout=settings.turn_timeout,
         max_games_per_user=settings.max_games_per_user,
     )
-    locks = KeyedLocks()
     limiter = application.bot.rate_limiter
-    holder: dict[str, Runtime] = {}
-
-    async def fire(game_id: int) -> None:
-        await on_timer(holder["rt"], game_id)
-
-    async def lost(chat_id: int, verdict: Verdict) -> None:
-        await on_lost_chat(holder["rt"], chat_id, verdict)
-
-    async def migrated(old: int, new: int) -> list[int]:
-        return await migrate_chat(holder["rt"], old, new)
-
-    timers = TurnTimers(fire)
-    delivery = Delivery(
-        application.bot,
-        storage,
-        service,
-        bot_username=application.bot.username,
-        limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
-        on_clock=timers.arm,
-        on_chat_lost=lost,
-        on_chat_migrated=migrated,
-        table_gap=settings.table_edit_gap,
-    )
     rt = Runtime(
         settings=settings,
         storage=storage,
         service=service,
-        delivery=delivery,
-        replies=Replies(delivery.lanes),
-        timers=timers,
-        locks=locks,
+        bot=application.bot,
         bot_username=application.bot.username,
-        admin_cache={},
-        cooldowns=Cooldowns(),
+        limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
     )
-    holder["rt"] = rt
+    timers, delivery = rt.timers, rt.delivery
     application.bot_data["runtime"] = rt
     await prune(storage)
     # Timers come back from the stored deadlines; overdue ones fire at once.

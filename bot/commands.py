@@ -13,8 +13,9 @@ from typing import Any
 
 from telegram.ext import Application, CommandHandler, MessageHandler, filters
 
-from bot import handlers
-from bot.handlers import Handler
+from bot.handlers import endgame, game, info, private
+from bot.handlers.chat_settings import cmd_settings
+from bot.handlers.common import Handler
 from bot.i18n import t
 
 
@@ -62,7 +63,7 @@ def _game(
     name: str, kind: str, where: Where, args: Args = Args.NONE, aliases: tuple[str, ...] = ()
 ) -> BotCommandSpec:
     """A move or a table action: `bot.service` command ``kind`` on the game the command means."""
-    handler = handlers.game_command(kind, needs_amount=args is Args.AMOUNT)
+    handler = game.game_command(kind, needs_amount=args is Args.AMOUNT)
     return BotCommandSpec(name, where, handler, args, aliases)
 
 
@@ -72,8 +73,8 @@ G, P, BOTH = Where.GROUP, Where.PRIVATE, Where.BOTH
 COMMANDS: tuple[BotCommandSpec, ...] = (
     # In a group /start shows the help (people type it there too), but it belongs to the
     # private chat, where it opens the chat for hands.
-    BotCommandSpec("start", BOTH, handlers.cmd_start, Args.OPTIONAL, menu=P),
-    BotCommandSpec("newgame", G, handlers.cmd_newgame, Args.OPTIONAL),
+    BotCommandSpec("start", BOTH, private.cmd_start, Args.OPTIONAL, menu=P),
+    BotCommandSpec("newgame", G, game.cmd_newgame, Args.OPTIONAL),
     _game("join", "join", G),
     _game("leave", "leave", BOTH),
     _game("deal", "start", G),
@@ -86,19 +87,19 @@ COMMANDS: tuple[BotCommandSpec, ...] = (
     # The bank's own word first: «pass» alone reads like passing one's turn.
     _game("passbank", "pass", BOTH, aliases=("pass",)),
     _game("next", "next", G),
-    BotCommandSpec("odds", BOTH, handlers.cmd_odds),
-    BotCommandSpec("table", G, handlers.cmd_table),
-    BotCommandSpec("hand", BOTH, handlers.cmd_hand),
-    BotCommandSpec("endgame", G, handlers.cmd_endgame),
-    BotCommandSpec("balance", BOTH, handlers.cmd_balance),
-    BotCommandSpec("top", G, handlers.cmd_top, Args.OPTIONAL),
-    BotCommandSpec("stats", G, handlers.cmd_stats),
-    BotCommandSpec("chart", G, handlers.cmd_chart),
-    BotCommandSpec("verify", BOTH, handlers.cmd_verify, Args.OPTIONAL),
-    BotCommandSpec("rules", BOTH, handlers.cmd_rules, Args.OPTIONAL),
-    BotCommandSpec("settings", G, handlers.cmd_settings),
-    BotCommandSpec("lang", BOTH, handlers.cmd_lang, Args.OPTIONAL),
-    BotCommandSpec("help", BOTH, handlers.cmd_help),
+    BotCommandSpec("odds", BOTH, info.cmd_odds),
+    BotCommandSpec("table", G, game.cmd_table),
+    BotCommandSpec("hand", BOTH, info.cmd_hand),
+    BotCommandSpec("endgame", G, endgame.cmd_endgame),
+    BotCommandSpec("balance", BOTH, info.cmd_balance),
+    BotCommandSpec("top", G, info.cmd_top, Args.OPTIONAL),
+    BotCommandSpec("stats", G, info.cmd_stats),
+    BotCommandSpec("chart", G, info.cmd_chart),
+    BotCommandSpec("verify", BOTH, info.cmd_verify, Args.OPTIONAL),
+    BotCommandSpec("rules", BOTH, info.cmd_rules, Args.OPTIONAL),
+    BotCommandSpec("settings", G, cmd_settings),
+    BotCommandSpec("lang", BOTH, private.cmd_lang, Args.OPTIONAL),
+    BotCommandSpec("help", BOTH, info.cmd_help),
 )
 
 
@@ -135,13 +136,11 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # Any other command in the private chat: say so and point to /help (in a group it may be
     # another bot's, so it is left alone).
     application.add_handler(
-        MessageHandler(
-            filters.ChatType.PRIVATE & filters.COMMAND & new, handlers.on_unknown_command
-        )
+        MessageHandler(filters.ChatType.PRIVATE & filters.COMMAND & new, private.on_unknown_command)
     )
 
 
 def _elsewhere(scope: Where) -> Handler:
     """The answer to a command typed where it does not work."""
     key = "group_only" if scope is Where.PRIVATE else "private_only"
-    return handlers.answer_with(key)
+    return private.answer_with(key)

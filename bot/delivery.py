@@ -1,8 +1,9 @@
 """Delivery: from a committed version of a game to what each chat shows.
 
 The service is the only writer of game state. After a commit it hands delivery the new
-version, decoded once (:class:`View`); delivery never reloads a game it was handed. Per chat it
-works out what should be shown next (see :mod:`bot.lanes` for the order and the budget):
+version, decoded once (:class:`~bot.game_state.View`); delivery never reloads a game it was
+handed. Per chat it works out what should be shown next (see :mod:`bot.lanes` for the order and
+the budget):
 
 * in the group: the round's results and the session's end (from the stored outbox, until
   posted), a new round's table, a mention for a player on turn who has no private chat, then
@@ -16,117 +17,65 @@ digest of what each message shows — so a retry or a restart never re-sends the
 never asks Telegram for an edit that changes nothing. A player's turn clock starts only when a
 message naming them as the one to act has been delivered (`GameService.start_clocks`).
 
-`Delivery` is one class of some 800 lines on purpose: what a chat shows next depends on all of
+`Delivery` is one class of some 600 lines on purpose: what a chat shows next depends on all of
 its records at once (tables, hands, posted results, mentions, clocks, digests), and splitting
-them apart would spread one decision over several objects.
+them apart would spread one decision over several objects. What a message shows — each render
+and its digest, made once per version — is :mod:`bot.screens`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass, replace
-from functools import cached_property, partial
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
-from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
-from telegram.constants import ParseMode
+from cachetools import LRUCache
+from telegram import Bot, Message, ReplyParameters
 from telegram.error import TelegramError
 
 from bot import render
+from bot.game_state import View, meta_of
+from bot.house import HOUSE_ID
 from bot.lanes import Lanes, Limiter, Priority, Step
 from bot.languages import personal
-from bot.service import (
-    HOUSE_ID,
-    GameService,
-    Meta,
-    meta_of,
-    news_events,
-    round_settled_from_dict,
-    seated_names,
-    session_ended_from_dict,
-)
+from bot.screens import Screens, digest, has_buttons, notice_of, same
+from bot.service import GameService
 from bot.telegram_errors import Fate, Verdict, classify
 from bot.timers import TurnTimers
-from rules.game import Game
+from rules.events import RoundSettled, SessionEnded
 from rules.table import Phase
-from storage import ChatSettings, GameNotFound, Storage, StoredGame, User
+from storage import GameNotFound, Storage, User
 
 log = logging.getLogger(__name__)
-NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 SHOWN_LIMIT = 20_000  # message digests kept in memory (the database keeps them all)
 VIEW_LIMIT = 4_096  # games whose newest view is kept (finished ones leave first)
 USER_CACHE_SECONDS = 60.0
 USER_CACHE_LIMIT = 50_000
-TIMED = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 BOOK_SECONDS = 0.25  # how long clocks started and views shown wait to be written together
 WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminded privately
-
-GroupKey = tuple[str, int]  # ("g", game id): the game's group messages
-HandKey = tuple[str, int]  # ("h", game id): a player's hand (the lane is the player's chat)
-
-
-@dataclass(frozen=True)
-class View:
-    """One committed version of a game, decoded once."""
-
-    stored: StoredGame
-    game: Game
-    meta: Meta
-    chat: ChatSettings
-
-    @property
-    def game_id(self) -> int:
-        return self.stored.game_id
-
-    @property
-    def version(self) -> int:
-        return self.stored.version
-
-    @cached_property
-    def actor(self) -> int | None:
-        """The person (not the house) whose move the game waits for (on a paused table nobody's
-        clock runs: nobody is waited for)."""
-        legal = self.game.legal_actions()
-        if self.meta.paused or legal.actor in (None, HOUSE_ID) or legal.phase not in TIMED:
-            return None
-        return legal.actor
-
-
-def digest(rendered: render.Rendered, notice: int | None = None) -> str:
-    """What a message shows, as stored: ``<notice>|<hash><+ or ->``; ``notice`` is the turn
-    (the version it began at) a hand message was posted to announce, the last mark whether the
-    message carries buttons."""
-    markup = rendered.markup.to_json() if rendered.markup is not None else ""
-    body = hashlib.blake2b((rendered.text + "\0" + markup).encode(), digest_size=12).hexdigest()
-    buttons = "+" if rendered.markup is not None else "-"
-    return f"{'' if notice is None else notice}|{body}{buttons}"
-
-
-def _has_buttons(stored_digest: str | None) -> bool:
-    """Whether a message may still carry buttons (unknown: assume it does)."""
-    return stored_digest is None or stored_digest.endswith("+")
-
-
-def _notice_of(stored_digest: str | None) -> int | None:
-    if not stored_digest or "|" not in stored_digest:
-        return None
-    head = stored_digest.split("|", 1)[0]
-    return int(head) if head.isdigit() else None
-
-
-def _same(a: str | None, b: str) -> bool:
-    return a is not None and a.split("|", 1)[-1] == b.split("|", 1)[-1]
-
 
 ChatLost = Callable[[int, Verdict], Awaitable[None]]
 ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
 ClockStarted = Callable[[int, float], None]
+
+
+class _Views(LRUCache[int, View]):
+    """The newest view of each game, the least recently used leaving first (finished games,
+    which nothing asks for any more); the game's records leave with it (``on_evict``)."""
+
+    def __init__(self, maxsize: int, on_evict: Callable[[int, View], None]) -> None:
+        super().__init__(maxsize)
+        self._on_evict = on_evict
+
+    def popitem(self) -> tuple[int, View]:
+        game_id, view = super().popitem()
+        self._on_evict(game_id, view)
+        return game_id, view
 
 
 class Delivery:
@@ -154,7 +103,7 @@ class Delivery:
         self.lanes = Lanes(self, limiter)
         if table_gap is not None:
             self.lanes.table_gap = table_gap
-        self._views: OrderedDict[int, View] = OrderedDict()
+        self._views = _Views(VIEW_LIMIT, self._forget)
         self._tables: dict[int, tuple[int, int]] = {}  # game -> (table_since, message id)
         self._table_shown: dict[int, int] = {}  # game -> version its table shows
         self._posted: dict[int, int] = {}  # game -> seq of the last result posted
@@ -164,14 +113,16 @@ class Delivery:
         self._clocked: dict[int, int] = {}  # game -> version whose clock was started
         self._results: dict[int, int] = {}  # game -> result message with live buttons
         self._strips: dict[int, list[tuple[int, int]]] = {}  # game -> messages to strip
-        self._shown: OrderedDict[tuple[int, int], str] = OrderedDict()
-        self._digests: dict[int, tuple[render.Rendered, str]] = {}  # id(rendered) -> digest
-        # (game, player or None for the table, language) -> (version, what it renders to)
-        self._rendered: OrderedDict[tuple[int, int | None, str], tuple[int, render.Rendered]] = (
-            OrderedDict()
+        # (chat, message) -> the digest of what it shows
+        self._shown: LRUCache[tuple[int, int], str] = LRUCache(SHOWN_LIMIT)
+        self.screens = Screens(
+            bot_username=bot_username,
+            turn_timeout=service.turn_timeout,
+            private_ok=self._private_ok,
+            language_of=self.user_language,
         )
-        self._users: dict[int, tuple[User | None, float]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
+        # player -> (his record, when to read it again); past that it is still used until read
+        self._users: LRUCache[int, tuple[User | None, float]] = LRUCache(USER_CACHE_LIMIT)
         self.warn_before = warn_before
         self._warnings = TurnTimers(self._warn)
         self._clocks: dict[int, tuple[int, float, int]] = {}  # game -> (version, deadline, s)
@@ -216,19 +167,17 @@ class Delivery:
         if known is not None and known.version == view.version and not force:
             return
         self._views[game_id] = view
-        self._views.move_to_end(game_id)
         self._posted.setdefault(game_id, view.stored.posted_seq)
         if game_id not in self._tables and view.stored.table_message_id is not None:
             self._tables[game_id] = (view.meta.table_since, view.stored.table_message_id)
         for player, message_id in view.stored.hand_messages.items():
             key = (game_id, player)
             if key not in self._hands:
-                self._hands[key] = (_notice_of(self._shown.get((player, message_id))), message_id)
+                self._hands[key] = (notice_of(self._shown.get((player, message_id))), message_id)
         self.lanes.want(view.stored.chat_id, ("g", game_id))
         for player in view.game.players:
             if player != HOUSE_ID and self._private_ok(player):
                 self.lanes.want(player, ("h", game_id))
-        self._trim()
 
     async def _learn_shown(self, view: View) -> None:
         """After a restart: what the game's messages show, from the database."""
@@ -242,13 +191,8 @@ class Delivery:
                 if found is not None:
                     self._remember(chat_id, message_id, found)
 
-    def _trim(self) -> None:
-        while len(self._views) > VIEW_LIMIT:
-            game_id = next(iter(self._views))
-            self._forget(game_id)
-
-    def _forget(self, game_id: int) -> None:
-        view = self._views.pop(game_id, None)
+    def _forget(self, game_id: int, view: View) -> None:
+        """The game's view left the cache: its records go too."""
         for store in (
             self._tables,
             self._table_shown,
@@ -259,10 +203,9 @@ class Delivery:
             self._strips,
         ):
             store.pop(game_id, None)
-        if view is not None:
-            for player in view.game.players:
-                self._hands.pop((game_id, player), None)
-                self._hand_shown.pop((game_id, player), None)
+        for player in view.game.players:
+            self._hands.pop((game_id, player), None)
+            self._hand_shown.pop((game_id, player), None)
 
     def views(self) -> dict[int, View]:
         """The newest view of each game delivery keeps (read-only)."""
@@ -289,13 +232,11 @@ class Delivery:
                     await self.storage.get_user(player),
                     now + USER_CACHE_SECONDS,
                 )
-        if len(self._users) > USER_CACHE_LIMIT:
-            self._users.clear()
 
     def forget_user(self, user_id: int) -> None:
         """The user's record changed (/start, /lang, a refused send): read it again."""
         self._users.pop(user_id, None)
-        self._rendered.clear()  # a private chat opened shows in the lobby ("✉")
+        self.screens.forget()  # a private chat opened shows in the lobby ("✉")
         self.lanes.reopen(user_id)
 
     def _user(self, player: int) -> User | None:
@@ -309,44 +250,9 @@ class Delivery:
     def user_language(self, player: int) -> str | None:
         return personal(self._user(player))
 
-    # ---------------------------------------------------------------- rendering
-
     def snapshot(self, view: View, lang: str | None = None) -> render.Snapshot:
-        game = view.game
-        deadline = view.stored.deadline
-        now = time.time()
-        if deadline is None and view.actor is not None:
-            # The clock starts when this is delivered: it shows the whole turn.
-            deadline = now + (view.chat.turn_timeout or self.service.turn_timeout)
-        return render.Snapshot(
-            game_id=view.game_id,
-            version=view.version,
-            game=game,
-            names=dict(view.meta.names) | seated_names(game, view.meta),
-            creator_id=view.meta.creator_id,
-            lang=lang or view.chat.language,
-            deadline=deadline,
-            private_ok=frozenset(p for p in game.players if self._private_ok(p)),
-            bot_username=self.bot_username,
-            now=now,
-            chat_title=view.meta.chat_title,
-            paused=view.meta.paused,
-        )
-
-    def _table(self, view: View, snap: render.Snapshot) -> render.Rendered:
-        game = view.game
-        if game.phase is Phase.ENDED and game.round_no == 0:
-            note = end_note(snap, view.meta) or render.text("game-cancelled", snap.lang)
-            return render.Rendered(note.strip(), None)
-        if game.phase is Phase.LOBBY:
-            rendered = render.lobby(snap)
-        else:
-            rendered = render.table(snap, render.announce(snap, news_events(view.meta)))
-        if game.is_over or (game.phase is Phase.ROUND_OVER and not view.meta.paused):
-            # The result below carries the next-round buttons; a finished table has none (a
-            # paused one, posted anew below the result, carries them itself).
-            rendered = render.Rendered(rendered.text, None)
-        return rendered
+        """What the views read of this version, for the answers the handlers render."""
+        return self.screens.snapshot(view, lang)
 
     # ---------------------------------------------------------------- the lanes ask
 
@@ -378,8 +284,8 @@ class Delivery:
         ):
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
-            rendered = self._table_of(view)
-            if _same(self._shown.get((chat_id, table[1])), self._digest_of(rendered)):
+            rendered = self.screens.table(view)
+            if same(self._shown.get((chat_id, table[1])), self.screens.digest_of(rendered)):
                 self._table_done(view)
             else:
                 return Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
@@ -400,8 +306,8 @@ class Delivery:
                 return None  # the hand comes with the first deal
             return Step(Priority.TABLE, lambda: self._post_hand(view, player), "hand")
         if self._hand_shown.get(key, 0) < view.version:
-            rendered = self._hand_of(view, player)
-            if _same(self._shown.get((player, current[1])), self._digest_of(rendered)):
+            rendered = self.screens.hand(view, player)
+            if same(self._shown.get((player, current[1])), self.screens.digest_of(rendered)):
                 self._hand_done(view, player)
             else:
                 return Step(Priority.TABLE, lambda: self._edit_hand(view, player), "hand edit")
@@ -414,46 +320,6 @@ class Delivery:
             if target[0] == chat_id:
                 return Step(Priority.OTHER, partial(self._strip, game_id, target), "strip")
         return None
-
-    def _table_of(self, view: View) -> render.Rendered:
-        """The table of this version, rendered once: a lane asks for it at every free slot
-        (to see whether the table is behind), and then sends it."""
-        key = (view.game_id, None, view.chat.language)
-        cached = self._rendered.get(key)
-        if cached is not None and cached[0] == view.version:
-            return cached[1]
-        rendered = self._table(view, self.snapshot(view))
-        self._keep_rendered(key, view.version, rendered)
-        return rendered
-
-    def _hand_of(self, view: View, player: int) -> render.Rendered:
-        """The player's hand of this version, rendered once (see :meth:`_table_of`)."""
-        lang = self.user_language(player) or view.chat.language
-        key = (view.game_id, player, lang)
-        cached = self._rendered.get(key)
-        if cached is not None and cached[0] == view.version:
-            return cached[1]
-        rendered = render.hand(self.snapshot(view), player, lang)
-        self._keep_rendered(key, view.version, rendered)
-        return rendered
-
-    def _digest_of(self, rendered: render.Rendered) -> str:
-        """The digest of a rendered message, computed once per render (see `_table_of`)."""
-        found = self._digests.get(id(rendered))
-        if found is None or found[0] is not rendered:
-            found = (rendered, digest(rendered))
-            self._digests[id(rendered)] = found
-            while len(self._digests) > SHOWN_LIMIT:
-                self._digests.pop(next(iter(self._digests)))
-        return found[1]
-
-    def _keep_rendered(
-        self, key: tuple[int, int | None, str], version: int, rendered: render.Rendered
-    ) -> None:
-        self._rendered[key] = (version, rendered)
-        self._rendered.move_to_end(key)
-        while len(self._rendered) > SHOWN_LIMIT:
-            self._rendered.popitem(last=False)
 
     # ---------------------------------------------------------------- lasting failures
 
@@ -468,7 +334,7 @@ class Delivery:
             async with self.storage.transaction() as tx:
                 await tx.upsert_user(chat_id, name, private_opened=False)
             self._users.pop(chat_id, None)
-            self._rendered.clear()
+            self.screens.forget()
             await self._users_of([chat_id])
             for view in list(self._views.values()):
                 if chat_id in view.game.players:
@@ -504,10 +370,8 @@ class Delivery:
         return await self.bot.send_message(
             chat_id,
             rendered.text,
-            parse_mode=ParseMode.HTML,
             reply_markup=rendered.markup,
             message_thread_id=thread_id or None,
-            link_preview_options=NO_PREVIEW,
             disable_notification=quiet or None,
             reply_parameters=(
                 ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
@@ -525,9 +389,7 @@ class Delivery:
                 rendered.text,
                 chat_id=chat_id,
                 message_id=message_id,
-                parse_mode=ParseMode.HTML,
                 reply_markup=rendered.markup,
-                link_preview_options=NO_PREVIEW,
                 **self._send_args(),
             )
         except TelegramError as error:
@@ -547,17 +409,14 @@ class Delivery:
 
     def _remember(self, chat_id: int, message_id: int, stamp: str) -> None:
         self._shown[(chat_id, message_id)] = stamp
-        self._shown.move_to_end((chat_id, message_id))
-        while len(self._shown) > SHOWN_LIMIT:
-            self._shown.popitem(last=False)
 
     async def _post_outbox(self, view: View, item: dict[str, Any]) -> None:
         game_id = view.game_id
-        snap = self.snapshot(view)
+        snap = self.screens.snapshot(view)
         seq = int(item.get("seq", 0))
         rendered: render.Rendered | None
         if item["kind"] == "result":
-            rendered = render.result(snap, round_settled_from_dict(item["event"]))
+            rendered = render.result(snap, RoundSettled.from_dict(item["event"]))
         elif view.game.round_no == 0:
             rendered = None  # a lobby that never dealt: its own message says it is closed
         else:
@@ -566,7 +425,7 @@ class Delivery:
                 ended_by = snap.names.get(view.meta.ended_by, "?")
             rendered = render.session_end(
                 snap,
-                session_ended_from_dict(item["event"]),
+                SessionEnded.from_dict(item["event"]),
                 ended_by=ended_by,
                 expired=view.meta.expired,
             )
@@ -598,7 +457,7 @@ class Delivery:
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
         chat_id = view.stored.chat_id
-        rendered = self._table_of(view)
+        rendered = self.screens.table(view)
         sent = await self._send(chat_id, view.stored.thread_id, rendered)
         previous = self._tables.get(game_id)
         since = view.meta.table_since
@@ -618,7 +477,7 @@ class Delivery:
         self._table_done(view)
 
     async def _edit_table(self, view: View, message_id: int) -> None:
-        rendered = self._table_of(view)
+        rendered = self.screens.table(view)
         if not await self._edit(view.stored.chat_id, message_id, rendered, None):
             await self._post_table_again(view)
             return
@@ -672,7 +531,7 @@ class Delivery:
                 log.exception("could not record %d clocks and %d views", len(clocks), len(shown))
 
     async def _mention(self, view: View, actor: int) -> None:
-        snap = self.snapshot(view)
+        snap = self.screens.snapshot(view)
         name = snap.names.get(actor) or str(actor)
         text = render.turn_mention(actor, name, view.chat.language)
         table = self._tables.get(view.game_id)
@@ -687,7 +546,7 @@ class Delivery:
 
     async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:
         key = (view.game_id, player)
-        rendered = self._hand_of(view, player)
+        rendered = self.screens.hand(view, player)
         stamp_notice = view.meta.actor_since if notice else None
         sent = await self._send(player, 0, rendered, quiet=not notice)
         old = self._hands.get(key)
@@ -711,7 +570,7 @@ class Delivery:
     async def _edit_hand(self, view: View, player: int) -> None:
         key = (view.game_id, player)
         current = self._hands[key]
-        rendered = self._hand_of(view, player)
+        rendered = self.screens.hand(view, player)
         if not await self._edit(player, current[1], rendered, current[0]):
             self._hands.pop(key, None)
             await self._post_hand(view, player)
@@ -725,7 +584,7 @@ class Delivery:
             self._clock(view)
 
     def _strip_later(self, game_id: int, chat_id: int, message_id: int) -> None:
-        if not _has_buttons(self._shown.get((chat_id, message_id))):
+        if not has_buttons(self._shown.get((chat_id, message_id))):
             return
         self._strips.setdefault(game_id, []).append((chat_id, message_id))
         self.lanes.want(chat_id, ("g" if chat_id < 0 else "h", game_id))
@@ -792,24 +651,10 @@ class Delivery:
 
     # ---------------------------------------------------------------- lifecycle
 
-    def _task(self, coroutine: Awaitable[Any]) -> None:
-        async def run() -> None:
-            try:
-                await coroutine
-            except Exception:
-                log.exception("delivery bookkeeping failed")
-
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def drain(self, timeout: float = 10.0, *, replies: bool = False) -> bool:
         """Show everything pending now, without the table's gap (shutdown, tests; ``replies``
         sends the answers to commands too); True when nothing is left."""
-        deadline = time.monotonic() + timeout
         done = await self.lanes.drain(timeout, replies=replies)
-        while self._tasks and time.monotonic() < deadline:
-            await asyncio.wait(list(self._tasks), timeout=deadline - time.monotonic())
         await self._book()
         self.lanes.resume()
         return done
@@ -828,20 +673,3 @@ class Delivery:
             self._booker.cancel()
             await asyncio.gather(self._booker, return_exceptions=True)
         await self._book()
-        tasks = list(self._tasks)
-        if tasks:
-            _, late = await asyncio.wait(tasks, timeout=2.0)
-            for task in late:
-                task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def end_note(snap: render.Snapshot, meta: Meta) -> str:
-    """Who closed the game, or that it expired, as a first line (empty when the rules ended it)."""
-    lobby = snap.game.round_no == 0
-    if meta.expired:
-        return render.text("lobby-expired" if lobby else "game-expired", snap.lang) + "\n"
-    if meta.ended_by is not None:
-        key = "game-cancelled_by" if lobby else "game-ended_by"
-        return render.text(key, snap.lang, name=snap.names.get(meta.ended_by, "?")) + "\n"
-    return ""

@@ -368,6 +368,16 @@ class Lanes:
         except TelegramError as error:
             await self._failed(lane, step, is_other, classify(error))
             return
+        except Exception:
+            # A bug in one request must not silence the chat: without this the step stays at
+            # the head of its queue and fails again at every wake, and nothing else is sent.
+            log.exception("chat=%s: %s raised", lane.chat_id, step.what)
+            if is_other:
+                lane.other.popleft()
+            else:  # the provider will offer it again: not in a tight loop
+                lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
+                lane.paused_until = self.clock() + lane.backoff
+            return
         now = self.clock()
         if is_other:
             lane.other.popleft()

@@ -53,13 +53,15 @@ import asyncio
 import contextlib
 import datetime as dtm
 import logging
+import math
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from cachetools import LRUCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
@@ -271,7 +273,9 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self.max_retries = max_retries
         self.retry_after_margin = retry_after_margin
         self.limit_callback_answers = limit_callback_answers
-        self._chats: OrderedDict[ChatKey, _Window] = OrderedDict()
+        # Unbounded: a chat's state is dropped only once idle (see _chat), as dropping a busy
+        # one would forget the requests its window still counts.
+        self._chats: LRUCache[ChatKey, _Window] = LRUCache(math.inf)
         self.stats = LimiterStats()
 
     # ------------------------------------------------------------------ lifecycle
@@ -372,19 +376,16 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
 
     def _chat(self, key: ChatKey) -> _Window:
         chats = self._chats
-        chat = chats.get(key)
+        chat = chats.get(key)  # a use: to the back of the order
         if chat is not None:
-            chats.move_to_end(key)
             return chat
-        # Look at the two least recently used states: drop them if idle, else rotate them to
-        # the back. Amortised O(1), and the dict shrinks as fast as it grows.
+        # Look at the two least recently used states: drop them if idle, else put them back
+        # at the back. Amortised O(1), and the cache shrinks as fast as it grows.
         now = time.monotonic()
         for _ in range(min(2, len(chats))):
-            old_key, old = next(iter(chats.items()))
-            if old.idle(now):
-                del chats[old_key]
-            else:
-                chats.move_to_end(old_key)
+            old_key, old = chats.popitem()
+            if not old.idle(now):
+                chats[old_key] = old
         if isinstance(key, str) or key < 0:
             chat = _Window(self._group_per_minute, self._group_window, self._group_min_interval)
         else:

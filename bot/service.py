@@ -1,31 +1,28 @@
 """The game service: load a game, act through rules/, save through storage/ — one transaction per
 action. Nothing here knows Telegram; handlers call it and render what it returns.
 
-A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``.
+A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``; its
+records and their decoding are in :mod:`bot.game_state`, who may sit down with which chips in
+:mod:`bot.seating`, and the refusals in :mod:`bot.errors` (importable from here too).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
-from bot.i18n import t
+from cachetools import LRUCache
+
+from bot.errors import AlreadyDone, Duplicate, Refused
+from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
+from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
 from rules import events as events_module
 from rules.cards import Card
-from rules.errors import CannotCoverStake, InvalidVariant, RulesError
-from rules.events import (
-    BANK,
-    ChipsMoved,
-    Event,
-    PlayerResult,
-    RoundSettled,
-    SessionEnded,
-)
-from rules.fairness import shuffle_from_dict
+from rules.errors import InvalidVariant, RulesError
+from rules.events import BANK, ChipsMoved, Event, RoundSettled, SessionEnded
 from rules.game import Game
 from rules.house import bank_amount, decide
 from rules.randomness import RandomSource
@@ -36,8 +33,6 @@ from storage import (
     Account,
     ChatSettings,
     GameExists,
-    GameStatus,
-    Refill,
     StatsDelta,
     Storage,
     StoredGame,
@@ -47,52 +42,21 @@ from storage import (
 )
 
 NEWS_KEEP = 4  # notable events kept for the table's news line
-# The house banker (a chat setting): a reserved player id, never a Telegram user's, with a chat
-# balance granted once through the ledger like any player's, shown on /top under its name.
-HOUSE_ID = 0
-HOUSE_BALANCE = 100_000
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
 # Decoded games kept by the service (the hot tables); a miss costs one decode of the state.
 GAME_CACHE_LIMIT = 512
 
-
-def house_name(lang: str) -> str:
-    """The house banker's display name in ``lang`` (stored once, shown on /top per reader)."""
-    return t("house-name", lang)
-
-
-class Refused(Exception):
-    """The action is not allowed; ``code`` and ``params`` say why (rendered per language)."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
-
-    @classmethod
-    def from_rules(cls, error: RulesError, names: Mapping[int, str] | None = None) -> Refused:
-        """The engine's refusal by its code; the players it names (whose turn it is, who the
-        banker is) get their display names, so the answer can say who."""
-        params = dict(error.params)
-        for key in ("turn", "banker"):
-            player = params.get(key)
-            if names is not None and isinstance(player, int) and player in names:
-                params[f"{key}_name"] = names[player]
-        return cls(error.code, **params)
-
-
-class Duplicate(Exception):
-    """The update was already processed; nothing was done again."""
-
-
-class AlreadyDone(Exception):
-    """The presser's same action from the same keyboard was applied already (a double tap, or
-    Telegram delivering the press twice): nothing changes; answer with the current state."""
-
-    def __init__(self, stored: StoredGame, game: Game) -> None:
-        super().__init__("already_done")
-        self.stored = stored
-        self.game = game
+# What callers take from the service: its requests and answers, wherever they are defined.
+__all__ = [
+    "Actor",
+    "AlreadyDone",
+    "Command",
+    "Duplicate",
+    "GameService",
+    "Outcome",
+    "Refilled",
+    "Refused",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,99 +73,6 @@ class Command:
     amount: int | None = None
 
 
-@dataclass(slots=True)
-class Meta:
-    creator_id: int
-    names: dict[int, str] = field(default_factory=dict)
-    turn_since: int = 1  # the state version at which the current decision began
-    decision: list[Any] = field(default_factory=list)  # [round, phase, turn]
-    outbox: list[dict[str, Any]] = field(default_factory=list)  # results not yet posted
-    news: list[dict[str, Any]] = field(default_factory=list)  # recent notable events
-    idle_round: bool = True  # no person acted in the current round (only timers)
-    ended_by: int | None = None  # who ended the game (None: expired or ended by the rules)
-    expired: bool = False
-    # The version at which the current table message was wanted (a new round, /table): the
-    # round's table goes on in one message until this changes.
-    table_since: int = 1
-    # The version at which the person now on turn got it (a turn notice is sent once per turn,
-    # however many decisions it has: stake, then draw).
-    actor_since: int = 0
-    # player -> [state version the press was drawn at, action]: the same button pressed again
-    # from the same keyboard changes nothing.
-    acted: dict[int, list[Any]] = field(default_factory=dict)
-    outbox_seq: int = 0  # numbers the outbox items; delivery records how many it posted
-    # Nobody played since the round began on its own: instead of playing it out on timers
-    # (everyone sitting out), the table waits, its clock stopped, until someone acts.
-    paused: bool = False
-    chat_title: str = ""  # the group's title (raw) when the lobby opened: names the private hands
-
-    def to_dict(self) -> dict[str, Any]:
-        return (
-            {
-                "creator_id": self.creator_id,
-                "names": {str(k): v for k, v in self.names.items()},
-                "turn_since": self.turn_since,
-                "decision": list(self.decision),
-                "outbox": list(self.outbox),
-                "news": list(self.news),
-                "idle_round": self.idle_round,
-                "ended_by": self.ended_by,
-                "expired": self.expired,
-                "table_since": self.table_since,
-                "actor_since": self.actor_since,
-                "acted": {str(k): v for k, v in self.acted.items()},
-                "outbox_seq": self.outbox_seq,
-            }
-            | ({"paused": True} if self.paused else {})
-            | ({"chat_title": self.chat_title} if self.chat_title else {})
-        )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Meta:
-        # Results stored before outbox items were numbered get numbers now (delivery has
-        # posted none of them: it recorded nothing for them), so none is lost in an upgrade.
-        seq = data.get("outbox_seq", 0)
-        outbox = []
-        for item in data["outbox"]:
-            if "seq" not in item:
-                seq += 1
-                item = {**item, "seq": seq}
-            outbox.append(item)
-        return cls(
-            creator_id=data["creator_id"],
-            names={int(k): v for k, v in data["names"].items()},
-            turn_since=data["turn_since"],
-            decision=list(data["decision"]),
-            outbox=outbox,
-            news=list(data["news"]),
-            idle_round=data.get("idle_round", True),
-            ended_by=data.get("ended_by"),
-            expired=data.get("expired", False),
-            table_since=data.get("table_since", 1),
-            actor_since=data.get("actor_since", 0),
-            acted={int(k): list(v) for k, v in data.get("acted", {}).items()},
-            outbox_seq=seq,
-            paused=data.get("paused", False),
-            chat_title=data.get("chat_title", ""),
-        )
-
-
-# A broke player gets chips back up to the starting balance at most once in this many seconds
-# (a rolling day: no time zone to guess, and the wait can be told exactly).
-REFILL_PERIOD = 24 * 3600.0
-
-
-@dataclass(frozen=True, slots=True)
-class Refilled(Event):
-    """Chips issued to a broke player as he sat down (not an engine event: the chips came
-    into the chat's books before the engine seated him with them)."""
-
-    kind: ClassVar[str] = "refilled"
-    player: int
-    amount: int
-    balance: int
-
-
 @dataclass(frozen=True, slots=True)
 class Outcome:
     stored: StoredGame
@@ -211,40 +82,9 @@ class Outcome:
     chat: ChatSettings
 
 
-def game_of(stored: StoredGame) -> Game:
-    return Game.from_dict(stored.state["engine"])
-
-
-def meta_of(stored: StoredGame) -> Meta:
-    return Meta.from_dict(stored.state["meta"])
-
-
-def status_of(game: Game) -> GameStatus:
-    if game.phase is Phase.LOBBY:
-        return "lobby"
-    return "finished" if game.phase is Phase.ENDED else "active"
-
-
-def decision_of(game: Game) -> list[Any]:
-    return [game.round_no, game.phase.value, game.turn]
-
-
-def round_settled_from_dict(data: Mapping[str, Any]) -> RoundSettled:
-    return RoundSettled(
-        round_no=data["round_no"],
-        banker=data["banker"],
-        banker_cards=tuple(data["banker_cards"]),
-        banker_total=data["banker_total"],
-        banker_bust=data["banker_bust"],
-        results=tuple(PlayerResult(**{**r, "cards": tuple(r["cards"])}) for r in data["results"]),
-        bank=data["bank"],
-        balances=tuple((p, b) for p, b in data["balances"]),
-        shuffles=tuple(shuffle_from_dict(x) for x in data.get("shuffles", ())),
-    )
-
-
-_EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls
+# The notable events kept for the table's news line.
+_NEWS_KINDS = frozenset(
+    cls.kind
     for cls in (
         events_module.TwentyOne,
         events_module.Busted,
@@ -257,30 +97,12 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         events_module.SatOut,
         events_module.Stood,
     )
-}
+)
 
 
 def news_events(meta: Meta) -> list[Event]:
-    """The stored notable events as event objects again (lists back to tuples)."""
-    decoded: list[Event] = []
-    for item in meta.news:
-        cls = _EVENT_TYPES.get(item.get("kind", ""))
-        if cls is None:
-            continue
-        fields_ = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items()}
-        fields_.pop("kind", None)
-        decoded.append(cls(**fields_))
-    return decoded
-
-
-def session_ended_from_dict(data: Mapping[str, Any]) -> SessionEnded:
-    return SessionEnded(
-        data["reason"],
-        tuple((p, b) for p, b in data["balances"]),
-        declined=tuple(data.get("declined", ())),
-        broke=tuple(data.get("broke", ())),
-        dealt=tuple(data.get("dealt", ())),
-    )
+    """The stored notable events as event objects again."""
+    return [Event.from_dict(item) for item in meta.news if item.get("kind") in _NEWS_KINDS]
 
 
 class GameService:
@@ -306,7 +128,7 @@ class GameService:
         # delivery) and every action used to rebuild the engine from JSON, several times per
         # action; a version names one committed state, so a decode is reused until the next
         # commit. Entries are never acted on: an action works on a copy.
-        self._games: OrderedDict[int, tuple[int, Game]] = OrderedDict()
+        self._games: LRUCache[int, tuple[int, Game]] = LRUCache(GAME_CACHE_LIMIT)
 
     # ---------------------------------------------------------------- reads
 
@@ -317,7 +139,6 @@ class GameService:
         """The engine of this stored game, for reading only (it is shared: never act on it)."""
         kept = self._kept(stored.game_id, stored.version)
         if kept is not None:
-            self._games.move_to_end(stored.game_id)
             return kept
         game = game_of(stored)
         self._keep(stored.game_id, stored.version, game)
@@ -340,9 +161,6 @@ class GameService:
             # the newest state out of the cache.
             return
         self._games[game_id] = (version, game)
-        self._games.move_to_end(game_id)
-        while len(self._games) > GAME_CACHE_LIMIT:
-            self._games.popitem(last=False)
 
     @staticmethod
     def variant_for(chat: ChatSettings, preset_name: str | None) -> Variant:
@@ -373,13 +191,13 @@ class GameService:
             if await tx.load_active_game(chat_id, thread_id) is not None:
                 raise Refused("game_exists")
             game = Game(self.variant_for(chat, preset_name))
-            await self._check_cap(tx, actor.user_id, chat_id)
+            await check_cap(tx, actor.user_id, chat_id, self.max_games_per_user)
             events = await self._seat_player(tx, chat, game, actor)
             meta = Meta(
                 creator_id=actor.user_id, names={actor.user_id: actor.name}, chat_title=chat_title
             )
             if chat.house_banker:
-                events += await self._seat_house(tx, chat, game, meta)
+                events += await seat_house(tx, chat, game, meta)
             meta.decision = decision_of(game)
             try:
                 stored = await tx.create_game(
@@ -559,7 +377,7 @@ class GameService:
         user = actor.user_id
         if kind == "join":
             if not game.is_seated(user):
-                await self._check_cap(tx, user, stored.chat_id)
+                await check_cap(tx, user, stored.chat_id, self.max_games_per_user)
             chat = await tx.get_chat(stored.chat_id)
             return await self._seat_player(tx, chat, game, actor)
         if kind == "cancel":
@@ -609,56 +427,18 @@ class GameService:
             raise Refused("illegal_action")
         return actions[kind]()
 
-    async def _check_cap(self, tx: Transaction, user: int, chat_id: int) -> None:
-        """A person sits in at most ``max_games_per_user`` games at once, and in one game per
-        chat: a game seats a player with his chat balance, so two games of one chat (forum
-        topics) would each spend the same chips."""
-        games = await tx.seated_games(user)
-        for game_id in games:
-            other = await tx.load_game(game_id)
-            if other is not None and other.chat_id == chat_id:
-                raise Refused("seated_in_chat")
-        if len(games) >= self.max_games_per_user:
-            raise Refused("user_game_limit", limit=self.max_games_per_user)
-
     async def _seat_player(
         self, tx: Transaction, chat: ChatSettings, game: Game, actor: Actor
     ) -> list[Event]:
-        """Seat a person with his chat balance; a balance that cannot cover the smallest stake
-        is first refilled (once a period, where the chat allows it) or the seat is refused
-        with when chips come back. The refill is in the transaction of the seat: a refused
-        seat (a full table) issues nothing, and a repeated press finds him seated."""
-        user = actor.user_id
-        player = await tx.ensure_player(chat.chat_id, user, actor.name, self.starting_balance)
-        game.verify_join(user, player.balance)
-        balance, events = player.balance, list[Event]()
-        try:
-            game.verify_covers_seat(balance)
-        except CannotCoverStake as error:
-            refill = None
-            if chat.daily_refill:
-                refill = await tx.refill(
-                    chat.chat_id, user, self.starting_balance, period=REFILL_PERIOD
-                )
-                balance = refill.balance
-            if refill is None or refill.amount == 0:
-                raise self._no_chips(error, chat, refill) from None
-            if not game.covers_seat(balance):  # a starting balance too small to play with
-                raise Refused.from_rules(error) from None
-            events.append(Refilled(user, refill.amount, balance))
-        return events + game.join(user, balance)
-
-    def _no_chips(
-        self, error: CannotCoverStake, chat: ChatSettings, refill: Refill | None
-    ) -> Refused:
-        """Why a broke player may not sit down, and how he gets chips back."""
-        params = {**error.params, "refill": self.starting_balance}
-        if refill is None:
-            return Refused("no_chips_refill_off", **params)
-        if refill.next_at is None:
-            return Refused.from_rules(error)  # a starting balance too small to play with
-        minutes = max(1, math.ceil((refill.next_at - self.clock()) / 60))
-        return Refused("no_chips_wait", **params, hours=minutes // 60, minutes=minutes % 60)
+        return await seat_player(
+            tx,
+            chat,
+            game,
+            actor.user_id,
+            actor.name,
+            starting_balance=self.starting_balance,
+            clock=self.clock,
+        )
 
     async def refill_outlook(
         self, chat_id: int, thread_id: int, user_id: int, chips: int
@@ -688,21 +468,6 @@ class GameService:
     def _next(self, game: Game, meta: Meta) -> list[Event]:
         meta.idle_round = True
         return game.next_round()
-
-    async def _seat_house(
-        self, tx: Transaction, chat: ChatSettings, game: Game, meta: Meta
-    ) -> list[Event]:
-        """Seat the house banker in a new lobby, with its chat balance (granted once)."""
-        # The house's chips are one balance per chat: two tables of one chat (forum topics)
-        # would both spend it, so the house banks at one table of a chat at a time.
-        for game_id in await tx.seated_games(HOUSE_ID):
-            other = await tx.load_game(game_id)
-            if other is not None and other.chat_id == chat.chat_id:
-                raise Refused("house_busy")
-        name = house_name(chat.language)
-        house = await tx.ensure_player(chat.chat_id, HOUSE_ID, name, HOUSE_BALANCE)
-        meta.names[HOUSE_ID] = name
-        return game.join(HOUSE_ID, house.balance, house=True)
 
     @staticmethod
     def _play_house(game: Game) -> list[Event]:
@@ -766,7 +531,7 @@ class GameService:
         if in_lobby and game.phase is not Phase.LOBBY:
             news = []  # the lobby's list of players told who sat down
         for event in events:
-            if event.kind in _EVENT_TYPES and not (
+            if event.kind in _NEWS_KINDS and not (
                 in_lobby and isinstance(event, events_module.PlayerSeated)
             ):
                 news.append(event.to_dict())
@@ -860,7 +625,3 @@ class GameService:
     @staticmethod
     def _state(game: Game, meta: Meta) -> dict[str, Any]:
         return {"engine": game.to_dict(), "meta": meta.to_dict()}
-
-
-def seated_names(game: Game, meta: Meta) -> dict[int, str]:
-    return {p: meta.names.get(p, str(p)) for p in game.players}

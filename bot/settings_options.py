@@ -1,7 +1,7 @@
 """The chat settings a group admin changes from /settings, in one table.
 
 The menu's lines and buttons (`bot.render.settings_menu`), the parsing and validation of a
-press and the change it makes to the stored settings (`bot.handlers.on_setting_button`) are
+press and the change it makes to the stored settings (`bot.handlers.chat_settings`) are
 all built from :data:`OPTIONS`, so a new option is one entry here (and its texts in the
 catalogs), never four edits that can drift apart.
 """

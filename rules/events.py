@@ -1,10 +1,16 @@
 """Frozen records of what an action did. Actions return them; the bot renders them and storage
-writes the chip movements (:class:`ChipsMoved`) to the ledger."""
+writes the chip movements (:class:`ChipsMoved`) to the ledger.
+
+``Event.to_dict()`` gives an event's JSON form (with its ``kind``) and ``Event.from_dict()``
+takes it back, by kind (:data:`EVENT_TYPES`): the bot stores the events it shows later (a
+round's result, the table's news) and decodes them here, where they are declared.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from typing import Any, ClassVar, Literal, Self, get_args, get_origin, get_type_hints
 
 BANK: Literal["bank"] = "bank"
 Party = int | Literal["bank"]  # a player's id, or the bank of the game
@@ -26,6 +32,20 @@ class Event:
         data = asdict(self)
         data["kind"] = self.kind
         return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """The event :meth:`to_dict` gave, back from its JSON form: lists back to tuples, nested
+        records (a transfer, results, shuffles) back to their classes, and a field missing from
+        an event stored before it existed set to its default. ``Event.from_dict`` decodes any
+        kind; ``RoundSettled.from_dict`` refuses any other kind."""
+        kind = data.get("kind")
+        target = EVENT_TYPES.get(kind or "") if cls is Event else cls
+        if target is None or (kind is not None and kind != target.kind):
+            raise ValueError(f"not a {cls.__name__} event: kind {kind!r}")
+        event = _decode_record(target, data)
+        assert isinstance(event, cls)
+        return event
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +205,7 @@ class RevealedShuffle:
     commitment: str
     salt: str
     order: tuple[str, ...]
-    dealt: tuple[str, ...]
+    dealt: tuple[str, ...] = ()  # none in results stored before the dealt cards were kept
     recycled: bool = False
 
 
@@ -230,3 +250,64 @@ class SessionEnded(Event):
     declined: tuple[int, ...] = ()  # players who turned the bank down in a row just before
     broke: tuple[int, ...] = ()  # players who could not bank: no chips
     dealt: tuple[int, ...] = ()  # players who held the bank this session (end_when_all_dealt)
+
+
+# Every kind of event, for Event.from_dict.
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        PlayerSeated,
+        PlayerLeft,
+        LeaveScheduled,
+        BankerChosen,
+        BankSet,
+        RoundStarted,
+        DeckShuffled,
+        BottomCardShown,
+        CardDealt,
+        StakePlaced,
+        SatOut,
+        Stood,
+        Busted,
+        TwentyOne,
+        NaturalsSettled,
+        BankerTurn,
+        ChipsMoved,
+        RoundSettled,
+        BankBroken,
+        BankPassed,
+        SessionEnded,
+    )
+}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """What turns the JSON form of a value of type ``hint`` back into that value. JSON keeps
+    ints, strings, booleans and None as they were (a union or a Literal of those too); tuples
+    came back as lists, records as dicts."""
+    if get_origin(hint) is tuple:
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _decoder(args[0])
+            return lambda value: tuple(item(x) for x in value)
+        items = tuple(_decoder(arg) for arg in args)
+        return lambda value: tuple(f(x) for f, x in zip(items, value, strict=True))
+    if isinstance(hint, type) and is_dataclass(hint):
+        return lambda value: _decode_record(hint, value)
+    return _same
+
+
+_RECORD_DECODERS: dict[type[Any], tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
+
+
+def _decode_record(cls: type[Any], data: Mapping[str, Any]) -> Any:
+    decoders = _RECORD_DECODERS.get(cls)
+    if decoders is None:
+        hints = get_type_hints(cls)
+        decoders = tuple((item.name, _decoder(hints[item.name])) for item in fields(cls))
+        _RECORD_DECODERS[cls] = decoders
+    return cls(**{name: decode(data[name]) for name, decode in decoders if name in data})

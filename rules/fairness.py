@@ -12,7 +12,7 @@ where ``order`` is the list of card codes of the shuffled deck, index 0 dealt fi
 the order are revealed; anyone can recompute the hash, and check that the cards dealt from that
 shuffle were exactly its first cards, in order. docs/fairness.md has an offline snippet.
 
-Standard library only; the engine (rules/game.py) keeps the current round's shuffles in its
+Standard library only; the engine (rules/state.py) keeps the current round's shuffles in its
 state (``Game.shuffles``), each shuffle's order, salt and commitment in its log, and reveals a
 settled round's shuffles in ``RoundSettled.shuffles``.
 """
@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rules.events import RevealedShuffle
 from rules.randomness import RandomSource
@@ -55,17 +54,6 @@ def new_salt(source: RandomSource) -> str:
     """A 128-bit salt from the game's random source: the operating system's generator in
     production, a stream derived from the seed or script in tests (reproducible games)."""
     return source.salt()
-
-
-def shuffle_from_dict(data: Mapping[str, Any]) -> RevealedShuffle:
-    """A revealed shuffle from its JSON form (lists back to tuples)."""
-    return RevealedShuffle(
-        commitment=data["commitment"],
-        salt=data["salt"],
-        order=tuple(data["order"]),
-        dealt=tuple(data.get("dealt", ())),
-        recycled=bool(data.get("recycled", False)),
-    )
 
 
 def verify_shuffle(shuffle: RevealedShuffle) -> bool:

@@ -1,12 +1,14 @@
-"""The mutable pieces of a table: seats, hands, phases, and their JSON forms."""
+"""The mutable pieces of a table: seats, hands, phases. The JSON forms and copies of seats and
+hands are derived from their declared fields (rules.codec; a field without ``stored`` metadata
+is a plain value)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from rules.cards import Card
+from rules.codec import CARDS, LIST, enum, stored
 
 
 class Phase(StrEnum):
@@ -37,33 +39,23 @@ class Seat:
     leaving: bool = False
     has_dealt: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "balance": self.balance,
-            "leaving": self.leaving,
-            "has_dealt": self.has_dealt,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seat:
-        return cls(data["player"], data["balance"], data["leaving"], data["has_dealt"])
-
 
 @dataclass(slots=True)
 class Hand:
     player: int
-    cards: list[Card] = field(default_factory=list)
-    face_up: list[bool] = field(default_factory=list)  # seen by everyone
-    dark: list[bool] = field(default_factory=list)  # seen by nobody until the showdown
+    cards: list[Card] = field(default_factory=list, metadata=stored(CARDS))
+    # Seen by everyone; ``dark``: seen by nobody until the showdown.
+    face_up: list[bool] = field(default_factory=list, metadata=stored(LIST))
+    dark: list[bool] = field(default_factory=list, metadata=stored(LIST))
     stake: int = 0
-    status: HandStatus = HandStatus.WAITING
+    status: HandStatus = field(default=HandStatus.WAITING, metadata=stored(enum(HandStatus)))
     revealed: bool = False  # the whole hand is shown to everyone (bust, 21, showdown)
     settled: bool = False  # its chips have moved
     net: int = 0
     outcome: str = ""
     # What a win was owed in full (stake, or twice it); a bank that ran dry paid less (``net``).
-    due: int = 0
+    # Left out while 0 (hands stored before it was kept have none).
+    due: int = field(default=0, metadata=stored(omit_default=True))
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -83,36 +75,6 @@ class Hand:
         if self.revealed:
             return list(self.cards)
         return [card if up else None for card, up in zip(self.cards, self.face_up, strict=True)]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "cards": [card.code for card in self.cards],
-            "face_up": list(self.face_up),
-            "dark": list(self.dark),
-            "stake": self.stake,
-            "status": self.status.value,
-            "revealed": self.revealed,
-            "settled": self.settled,
-            "net": self.net,
-            "outcome": self.outcome,
-        } | ({"due": self.due} if self.due else {})
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Hand:
-        return cls(
-            player=data["player"],
-            cards=[Card.parse(code) for code in data["cards"]],
-            face_up=list(data["face_up"]),
-            dark=list(data["dark"]),
-            stake=data["stake"],
-            status=HandStatus(data["status"]),
-            revealed=data["revealed"],
-            settled=data["settled"],
-            net=data["net"],
-            outcome=data["outcome"],
-            due=data.get("due", 0),  # hands stored before it was kept: none
-        )
 
 
 @dataclass(frozen=True, slots=True)

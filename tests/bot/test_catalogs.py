@@ -91,10 +91,13 @@ def test_both_languages_have_the_same_ids_and_variables() -> None:
 def _id_patterns() -> Iterator[tuple[str, int, str]]:
     """(file, line, id or regex) for each message id the bot's code names: the first argument
     of t()/text()/t_map()/has() (both arms of a conditional, f-strings as patterns), the code
-    of every refusal, and any literal that looks like an id of a known family."""
+    of every refusal, any literal that looks like an id of a known family, and any f-string
+    that begins like one (``f"preset-{name}-name"``, kept in a variable before the lookup)."""
     families = {key.split("-")[0] for key in i18n.keys("ru") if "-" in key}
     id_like = re.compile(r"^(?:" + "|".join(sorted(families)) + r")-[a-z0-9_-]*[a-z0-9_]$")
-    for path in sorted(BOT.glob("*.py")):
+    id_start = re.compile(r"^(?:" + "|".join(sorted(families)) + r")-[a-z0-9_-]*$")
+    for path in sorted(BOT.rglob("*.py")):
+        name = str(path.relative_to(BOT))
         tree = ast.parse(path.read_text(encoding="utf-8"))
         # A task's name= ("turn-timers") is no message id; an f-string's pieces ("rules-deck-")
         # are checked with their f-string below.
@@ -109,7 +112,13 @@ def _id_patterns() -> Iterator[tuple[str, int, str]]:
                 and id_like.match(node.value)
                 and id(node) not in names
             ):
-                yield path.name, node.lineno, re.escape(node.value)
+                yield name, node.lineno, re.escape(node.value)
+            if (
+                isinstance(node, ast.JoinedStr)
+                and isinstance(node.values[0], ast.Constant)
+                and id_start.match(str(node.values[0].value))
+            ):
+                yield name, node.lineno, _pattern(node)
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             func = node.func
@@ -119,15 +128,18 @@ def _id_patterns() -> Iterator[tuple[str, int, str]]:
             for arm in arms:
                 if called in ("t", "text", "t_map", "has"):
                     if isinstance(arm, ast.Constant) and isinstance(arm.value, str):
-                        yield path.name, node.lineno, re.escape(arm.value)
+                        yield name, node.lineno, re.escape(arm.value)
                     elif isinstance(arm, ast.JoinedStr):
-                        parts = [
-                            re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9_]+"
-                            for v in arm.values
-                        ]
-                        yield path.name, node.lineno, "".join(parts)
+                        yield name, node.lineno, _pattern(arm)
                 elif called in ("refusal", "Refused") and isinstance(arm, ast.Constant):
-                    yield path.name, node.lineno, re.escape(f"refusal-{arm.value}")
+                    yield name, node.lineno, re.escape(f"refusal-{arm.value}")
+
+
+def _pattern(fstring: ast.JoinedStr) -> str:
+    """The ids an f-string can make: its constant pieces as they are, each value as a word."""
+    return "".join(
+        re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9_]+" for v in fstring.values
+    )
 
 
 def test_every_id_the_code_names_is_in_the_catalogs() -> None:
@@ -142,9 +154,52 @@ def test_every_id_the_code_names_is_in_the_catalogs() -> None:
     assert not missing
 
 
-def test_every_refusal_code_of_the_engine_has_a_text() -> None:
+def _string_constants() -> set[str]:
+    """Every string literal of the bot's code but a subscript's (``match["yes"]`` names a regex
+    group): an id kept as data (``values=("on", "off")`` looked up with ``t(value, lang)``,
+    ``none_text="hand_in_group"``) is named by one of them."""
+    found: set[str] = set()
+    for path in sorted(BOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        slices = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
+        found |= {
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in slices
+        }
+    return found
+
+
+def test_every_id_in_the_catalogs_is_used_by_the_code() -> None:
+    """The other direction: a message no code can ask for is dead text for translators to keep
+    up. An id counts as used when a pattern of :func:`_id_patterns` matches it or the code has
+    it as a literal. ``render.refusal``'s ``f"refusal-{code}"`` would match every refusal: a
+    refusal counts only for a code the engine raises or the bot's code names."""
+    keys = i18n.keys("ru")
+    any_refusal = re.escape("refusal-") + "[a-z0-9_]+"
+    patterns = [re.compile(p) for _, _, p in _id_patterns() if p != any_refusal]
+    assert len(patterns) > 200
+    literals = _string_constants()
+    refusals = {f"refusal-{code}" for code in _engine_codes() | literals}
+    unused = sorted(
+        key
+        for key in keys
+        if key not in literals
+        and key not in refusals
+        and not any(pattern.fullmatch(key) for pattern in patterns)
+    )
+    assert unused == []
+
+
+def _engine_codes() -> set[str]:
     errors = (BOT.parent / "rules" / "errors.py").read_text(encoding="utf-8")
-    codes = set(re.findall(r'^\s+code = "([a-z_]+)"', errors, re.MULTILINE)) - {"rules_error"}
+    return set(re.findall(r'^\s+code = "([a-z_]+)"', errors, re.MULTILINE)) - {"rules_error"}
+
+
+def test_every_refusal_code_of_the_engine_has_a_text() -> None:
+    codes = _engine_codes()
     assert len(codes) > 10
     assert {code for code in codes if not i18n.has(f"refusal-{code}")} == set()
 

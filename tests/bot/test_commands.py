@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot import handlers, i18n, render
+from bot import i18n, render
 from bot.callbacks import Act
+from bot.handlers import endgame
 from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
 from localbotapi.models import Message
 from rules.variants import PRESETS
@@ -310,14 +311,14 @@ async def test_endgame_question_expires(harness: Harness, monkeypatch: pytest.Mo
     question = harness.group.last_with_buttons()
     assert question is not None and question.content.startswith("🏁 Завершить игру?")
     yes = _answer_data(question, yes=True)
-    await harness.advance_clock(handlers.END_CONFIRM_SECONDS + 1)
+    await harness.advance_clock(endgame.END_CONFIRM_SECONDS + 1)
     answer = await harness.press_data(a, question, yes)
     assert answer.show_alert and answer.text == render.text("endgame-expired", "ru")
     assert not question.inline_keyboard
     assert question.content == plain(render.text("endgame-expired", "ru"))
     assert (await harness.stored()).status != "finished"
     # Left alone, the question closes itself when its time is up.
-    monkeypatch.setattr(handlers, "END_CONFIRM_SECONDS", 0.3)
+    monkeypatch.setattr(endgame, "END_CONFIRM_SECONDS", 0.3)
     await harness.say(a, "/endgame")
     question = harness.group.last_with_buttons()
     assert question is not None and question.content.startswith("🏁 Завершить игру?")

@@ -13,7 +13,7 @@ import pytest
 from telegram import Update
 
 from bot.callbacks import Act
-from bot.delivery import View
+from bot.game_state import View
 from bot.service import Actor, Command
 from localbotapi import BotApiServer
 from tests.bot.conftest import (

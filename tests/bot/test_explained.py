@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bot import render
 from bot.callbacks import Act
+from bot.render.results import _payment
 from storage import StoredGame
 from tests.bot.conftest import Harness, plain
 
@@ -66,7 +67,7 @@ async def test_a_partial_payout_says_why_and_the_next_round_is_announced(
     result = next(t for t in harness.bot_texts_since(count) if "вскрываемся" in t)
     # Борис is paid in full; Вика only what was left, and the result says why.
     assert "+60" in result
-    assert plain(render._payment(60, 40, "win", 0, "ru", 60)) in result
+    assert plain(_payment(60, 40, "win", "ru", 60)) in result
     assert "банк кончился" in result
     # The round will go on by itself: the result says when, and how to go on at once.
     assert "Следующий раунд начнётся сам через" in result

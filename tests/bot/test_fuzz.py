@@ -29,9 +29,9 @@ from telegram import Update
 from bot.app import sweep_stale
 from bot.callbacks import Act, GameButton, parse_game
 from bot.commands import every_name
+from bot.game_state import game_of
 from bot.handlers import on_timer
 from bot.render import refusal
-from bot.service import game_of
 from bot.settings_options import CLOSE, CLOSE_VALUE, OPTIONS
 from localbotapi import BotApiServer, Chat, FakeUser, Message
 from localbotapi.entities import detect_entities

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot import render
 from bot.callbacks import Act
-from bot.service import HOUSE_BALANCE, HOUSE_ID
+from bot.house import HOUSE_BALANCE, HOUSE_ID
 from tests.bot.conftest import Harness, plain
 from tests.bot.test_commands import setting
 

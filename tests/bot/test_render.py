@@ -12,6 +12,7 @@ from telegram import InlineKeyboardMarkup
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.commands import COMMANDS
+from bot.render.common import _fit
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
@@ -391,7 +392,7 @@ def test_big_table_fits() -> None:
 
 def test_fit_drops_lines_gracefully() -> None:
     body = [f"<b>{i}</b>" + "x" * 500 for i in range(20)]
-    text = render._fit(["head"], body, ["tail"], "ru")
+    text = _fit(["head"], body, ["tail"], "ru")
     assert len(text) <= render.MAX_TEXT and "… и ещё" in text and text.endswith("tail")
     valid_html(text)
 
@@ -426,7 +427,6 @@ BOT_CODES = [
     "game_exists",
     "user_game_limit",
     "slow_down",
-    "lobby_expired",
 ]
 
 
@@ -494,7 +494,7 @@ def test_help_and_small_texts(lang: str) -> None:
     st = PlayerStats(1, 2, "<b>&", 10, 5, 4, 1, 2, 1, 3, 200, -50)
     valid_html(render.stats(st, '<b>&"x"', lang))
     valid_html(render.stats(None, '<b>&"x"', lang))
-    valid_html(render.text("private-confirmed", lang, name='<b>&"x"'))
+    valid_html(render.text("chart-none", lang, name='<b>&"x"'))
     for key in i18n.keys(lang):
         assert "{" not in render.text(key, lang, **dict.fromkeys(i18n.variables(key, lang), "1"))
 

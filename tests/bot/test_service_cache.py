@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.service import Actor, Command, Meta, Refused, game_of
+from bot.game_state import Meta, game_of
+from bot.service import Actor, Command, Refused
 from tests.bot.conftest import Harness
 from tests.bot.test_refusals import classic_at_stake
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import rules.flow
 import rules.game
 from rules.cards import Card, DeckKind, build_deck
 from rules.events import CardDealt, DeckShuffled, Event
@@ -34,7 +35,7 @@ F = Fraction
 def small_decks(monkeypatch: pytest.MonkeyPatch, deck: list[str]) -> None:
     """Every preset deals ``deck`` (in the given order, when scripted) instead of its own."""
     cards = tuple(Card.parse(code) for code in deck)
-    monkeypatch.setattr(rules.game, "_DECKS", {kind: cards for kind in DeckKind})
+    monkeypatch.setattr(rules.flow, "_DECKS", {kind: cards for kind in DeckKind})
 
 
 # ---------------------------------------------------------------------- classic36 (bottom shown)

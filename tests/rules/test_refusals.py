@@ -23,7 +23,8 @@ from rules.errors import (
     TooManyCards,
     WrongPhase,
 )
-from rules.game import MAX_AMOUNT, Game
+from rules.game import Game
+from rules.state import MAX_AMOUNT
 from rules.table import Phase
 from rules.variants import CLASSIC36, with_overrides
 from tests.rules.helpers import table

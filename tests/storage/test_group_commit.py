@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import storage.sqlite as sqlite_backend
+import storage.sqlite.connection as sqlite_backend
 from storage import ChatSettings, SqliteStorage, Storage, TransactionClosed
 
 

@@ -273,3 +273,17 @@ async def test_upgrade_from_version_5_keeps_every_row(tmp_path: Path) -> None:
         assert await storage.games_with_deadlines() == [(game.game_id, 99.0)]
     finally:
         await storage.stop()
+
+
+def test_steps_are_the_package_modules_in_number_order() -> None:
+    # The version a step produces is its position: a module left out, or taken out of order,
+    # would run the wrong SQL on every database in the field.
+    import storage.migrations as package
+
+    folder = Path(package.__file__).parent
+    names = sorted(p.stem for p in folder.glob("m[0-9][0-9][0-9]_*.py"))
+    assert [int(name[1:4]) for name in names] == list(range(1, len(names) + 1))
+    assert len(MIGRATIONS) == len(names) >= 8
+    for name, step in zip(names, MIGRATIONS, strict=True):
+        module = __import__(f"storage.migrations.{name}", fromlist=["APPLY"])
+        assert (step.description, step.apply) == (module.DESCRIPTION, module.APPLY)

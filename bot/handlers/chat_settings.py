@@ -1,0 +1,94 @@
+"""A group's /settings menu and its buttons (the options are `bot.settings_options`)."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, InlineKeyboardMarkup, Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot import render, settings_options
+from bot.callbacks import parse_setting
+from bot.handlers.common import (
+    Asked,
+    Runtime,
+    alert,
+    answer,
+    group_command,
+    is_admin,
+    person_language,
+    runtime,
+)
+from rules.errors import RulesError
+
+
+@group_command
+async def cmd_settings(asked: Asked) -> None:
+    rt, chat = asked.rt, asked.chat
+    if not await is_admin(rt, asked.context, chat.id, asked.user.id):
+        await asked.say(render.refusal("admins_only", {}, asked.lang))
+        return
+    settings = await rt.storage.get_chat(chat.id)
+    menu = render.settings_menu(settings, settings.language)
+    await asked.say(menu.text, menu.markup, in_group=True)
+
+
+async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    user = query.from_user
+    chat_id = query.message.chat.id
+    lang = await person_language(rt, user, chat_id)
+    button = parse_setting(query.data)
+    if (
+        button is None
+        or button.chat_id != chat_id
+        or not settings_options.valid(button.key, button.value)
+    ):
+        await alert(query, render.refusal("stale_button", {}, lang))
+        return
+    if not await is_admin(rt, context, chat_id, user.id):
+        await alert(query, render.refusal("admins_only", {}, lang))
+        return
+    settings = await rt.storage.get_chat(chat_id)
+    if button.key == settings_options.CLOSE:
+        await answer(query)
+        _edit_later(rt, query, render.text("settings-saved", settings.language), None)
+        return
+    try:
+        updated = settings_options.apply(settings, button.key, button.value)
+    except RulesError:
+        # The catalog's words for what does not go together, never the engine's English.
+        await alert(query, render.setting_refusal(button.key, lang))
+        return
+    async with rt.storage.transaction() as tx:
+        await tx.save_chat_settings(updated)
+    lang = await person_language(rt, user, chat_id)  # the chat's may have just changed
+    await answer(query, render.text("settings-saved", lang))
+    menu = render.settings_menu(updated, updated.language)
+    _edit_later(rt, query, menu.text, menu.markup)
+
+
+def _edit_later(
+    rt: Runtime, query: CallbackQuery, text_: str, markup: InlineKeyboardMarkup | None
+) -> None:
+    """Edit the settings menu through the chat's lane: the handler never waits for the
+    group's flood budget."""
+    message = query.message
+    if message is None:
+        return
+
+    async def edit() -> object:
+        try:
+            return await query.edit_message_text(
+                text_,
+                reply_markup=markup,
+                **rt.delivery.lanes.send_args(),
+            )
+        except TelegramError as error:
+            if "not modified" not in str(error).lower():
+                raise
+            return None
+
+    rt.delivery.lanes.post(message.chat.id, edit, "settings menu")

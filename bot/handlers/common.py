@@ -1,0 +1,440 @@
+"""What every handler shares: the :class:`Runtime`, the opening of a typed command
+(:func:`command`, :func:`group_command`), answers (`say`, toasts and alerts), languages, admin
+rights, and acting on a game under its lock (:func:`perform`)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Bot, CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot import deep_links, render
+from bot.delivery import Delivery
+from bot.game_state import View, meta_of
+from bot.lanes import Limiter
+from bot.languages import personal
+from bot.locks import KeyedLocks
+from bot.replies import Cooldowns, Replies, pointer_text
+from bot.service import Actor, Command, GameService, Outcome, Refused
+from bot.settings import Settings
+from bot.telegram_errors import Verdict
+from bot.timers import TurnTimers
+from rules.game import Game
+from rules.odds import odds_for
+from storage import Storage, StoredGame
+
+log = logging.getLogger(__name__)
+NAME_LIMIT = 64
+AMOUNT = re.compile(r"^\+?\d{1,15}$")
+ADMIN_TTL = 60.0
+Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+
+
+class Runtime:
+    """Everything the handlers need, opened in post_init and closed in post_shutdown.
+
+    The turn timers and the delivery call back into the handlers (a turn ran out, a chat was
+    lost or became a supergroup), and the handlers drive them: the runtime makes both with its
+    own methods as those callbacks, so the loop is here, in the open."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        storage: Storage,
+        service: GameService,
+        bot: Bot,
+        bot_username: str,
+        limiter: Limiter | None,
+    ) -> None:
+        self.settings = settings
+        self.storage = storage
+        self.service = service
+        self.bot_username = bot_username
+        self.timers = TurnTimers(self._turn_ran_out)
+        self.delivery = Delivery(
+            bot,
+            storage,
+            service,
+            bot_username=bot_username,
+            limiter=limiter,
+            on_clock=self.timers.arm,
+            on_chat_lost=self._chat_lost,
+            on_chat_migrated=self._chat_migrated,
+            table_gap=settings.table_edit_gap,
+        )
+        self.replies = Replies(self.delivery.lanes)
+        self.locks = KeyedLocks()
+        self.admin_cache: dict[tuple[int, int], tuple[bool, float]] = {}
+        self.cooldowns = Cooldowns()
+
+    def deep_link(self, game_id: int) -> str:
+        return deep_links.build(self.bot_username, game_id)
+
+    async def _turn_ran_out(self, game_id: int) -> None:
+        await on_timer(self, game_id)
+
+    async def _chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+        await end_chat_games(self, chat_id, verdict.reason)
+
+    async def _chat_migrated(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        return await migrate_chat(self, old_chat_id, new_chat_id)
+
+
+def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
+    rt: Runtime = context.application.bot_data["runtime"]
+    return rt
+
+
+def display_name(user: User) -> str:
+    name = " ".join(user.full_name.split()) or (user.username or str(user.id))
+    cleaned = "".join(ch for ch in name if ch.isprintable())
+    return cleaned[:NAME_LIMIT] or str(user.id)
+
+
+def actor_of(user: User) -> Actor:
+    return Actor(user.id, display_name(user))
+
+
+def thread_of(message: Message | None) -> int:
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+def is_group(chat: Chat | None) -> bool:
+    return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+async def language_for(rt: Runtime, chat_id: int, user: User | None) -> str:
+    """The language of the answer to a command ``user`` typed in ``chat_id``: in a group, the
+    chat's when the answer is posted there, the person's when it goes to his private chat
+    (as `say` decides); in the private chat, the person's (`person_language`)."""
+    if chat_id < 0 and (user is None or not await private_reachable(rt, user.id)):
+        return (await rt.storage.get_chat(chat_id)).language
+    return await person_language(rt, user, chat_id)
+
+
+async def person_language(
+    rt: Runtime, user: User | None, chat_id: int, *, game_id: int | None = None
+) -> str:
+    """What ``user`` reads where only he reads (his private chat, alerts, toasts): his /lang,
+    else Telegram's language for him, else the language of the chat it is about — ``chat_id``
+    when a group, else the group of ``game_id``, else of the one game he sits in — else the
+    bot's default (`bot.languages`)."""
+    known = await rt.storage.get_user(user.id) if user is not None else None
+    own = personal(known, user.language_code if user is not None else None)
+    if own is not None:
+        return own
+    if chat_id < 0:
+        return (await rt.storage.get_chat(chat_id)).language
+    if game_id is None and user is not None:
+        seated = await rt.storage.seated_games(user.id)
+        game_id = seated[-1] if seated else None
+    view = rt.delivery.views().get(game_id) if game_id is not None else None
+    if view is not None:
+        return view.chat.language
+    stored = await rt.storage.load_game(game_id) if game_id is not None else None
+    if stored is not None:
+        return (await rt.storage.get_chat(stored.chat_id)).language
+    return rt.settings.default_language
+
+
+async def private_reachable(rt: Runtime, user_id: int) -> bool:
+    """Whether an answer to this person goes to his private chat (`bot.replies`)."""
+    known = await rt.storage.get_user(user_id)
+    return known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user_id)
+
+
+def _command_of(update: Update) -> str:
+    """The command a message is (``/help@bot args`` -> ``help``), for de-duplication."""
+    message = update.effective_message
+    text = (message.text or message.caption or "") if message is not None else ""
+    head = text.split(maxsplit=1)[0] if text.strip() else ""
+    return head.lstrip("/").split("@", 1)[0].lower()
+
+
+async def say(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    in_group: bool = False,
+) -> None:
+    """Answer a command without waiting: in a group, privately when the asker's chat with the
+    bot is open (``in_group`` keeps it in the group), else in the group at most once a minute
+    per person and per command (`bot.replies`)."""
+    rt = runtime(context)
+    if update.effective_chat is None:
+        return
+    await answer_command(
+        rt,
+        update,
+        text_sender(rt, context, text[:4096], markup),
+        in_group=in_group,
+        pointer_make=lambda line: text_sender(rt, context, line, None),
+    )
+
+
+def text_sender(
+    rt: Runtime,
+    context: ContextTypes.DEFAULT_TYPE,
+    content: str,
+    buttons: InlineKeyboardMarkup | None,
+) -> Callable[[int, int | None], Coroutine[Any, Any, object]]:
+    """The send of a text answer, made when the chat's lane gets to it (`bot.replies.Make`)."""
+
+    async def send(target: int, thread: int | None) -> object:
+        return await context.bot.send_message(
+            target,
+            content,
+            reply_markup=buttons,
+            message_thread_id=thread,
+            **rt.delivery.lanes.send_args(),
+        )
+
+    return send
+
+
+async def answer_command(
+    rt: Runtime,
+    update: Update,
+    make: Any,
+    *,
+    in_group: bool = False,
+    pointer_make: Any = None,
+) -> str:
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None
+    private_ok = False
+    lang: str = rt.settings.default_language
+    if user is not None and is_group(chat) and not in_group:
+        known = await rt.storage.get_user(user.id)
+        private_ok = known is not None and known.private_opened
+        lang = (await rt.storage.get_chat(chat.id)).language  # the pointer is the group's
+    name = display_name(user) if user is not None else ""
+    return rt.replies.answer(
+        chat_id=chat.id,
+        thread_id=thread_of(update.effective_message),
+        user_id=user.id if user is not None else None,
+        command=_command_of(update),
+        make=make,
+        private_ok=private_ok,
+        in_group=in_group,
+        pointer=lambda: pointer_text(name, lang),
+        pointer_make=pointer_make,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A typed command (or a private message): who asked, where, and the language of the
+    answer (`language_for`)."""
+
+    update: Update
+    context: ContextTypes.DEFAULT_TYPE
+    rt: Runtime
+    chat: Chat
+    user: User
+    message: Message
+    lang: str
+
+    @property
+    def args(self) -> list[str]:
+        return list(self.context.args or ())
+
+    @property
+    def in_group(self) -> bool:
+        return is_group(self.chat)
+
+    @property
+    def thread(self) -> int:
+        return thread_of(self.message)
+
+    async def say(
+        self, text: str, markup: InlineKeyboardMarkup | None = None, *, in_group: bool = False
+    ) -> None:
+        await say(self.update, self.context, text, markup, in_group=in_group)
+
+
+Body = Callable[[Asked], Awaitable[None]]
+
+
+def command(body: Body) -> Handler:
+    """The handler of a command whose answer is written by ``body``. Every command message has
+    a chat, a sender and the message itself (the Bot API leaves the sender out only in
+    channels, where no command is handled); an update without them is left alone."""
+
+    @functools.wraps(body)
+    async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        message = update.effective_message
+        if chat is None or user is None or message is None:
+            return
+        rt = runtime(context)
+        lang = await language_for(rt, chat.id, user)
+        await body(Asked(update, context, rt, chat, user, message, lang))
+
+    return handler
+
+
+def group_command(body: Body) -> Handler:
+    """As :func:`command`, for a command that belongs to a group: elsewhere it says so."""
+
+    async def in_group_only(asked: Asked) -> None:
+        if not asked.in_group:
+            await asked.say(render.text("group_only", asked.lang))
+            return
+        await body(asked)
+
+    return command(functools.wraps(body)(in_group_only))
+
+
+async def is_admin(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
+) -> bool:
+    """Group admin rights via getChatMember, cached briefly."""
+    key = (chat_id, user_id)
+    cached = rt.admin_cache.get(key)
+    now = time.monotonic()
+    if cached is not None and cached[1] > now:
+        return cached[0]
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    except TelegramError as error:
+        log.warning("getChatMember failed chat=%s user=%s: %s", chat_id, user_id, error)
+        admin = False
+    if len(rt.admin_cache) > 10_000:
+        rt.admin_cache.clear()
+    rt.admin_cache[key] = (admin, now + ADMIN_TTL)
+    return admin
+
+
+def parse_amount(raw: list[str] | None) -> int | None:
+    if not raw or len(raw) != 1 or not AMOUNT.match(raw[0]):
+        return None
+    value = int(raw[0])
+    return value if value >= 1 else None
+
+
+async def perform(
+    rt: Runtime,
+    game_id: int,
+    actor: Actor | None,
+    command: Command,
+    *,
+    update_id: int | None = None,
+    button_version: int | None = None,
+    origin: int | None = None,
+) -> Outcome:
+    """Run one command under the game's lock; refresh views and timers after it committed."""
+    async with rt.locks.hold(game_id):
+        outcome = await rt.service.act(
+            game_id,
+            actor,
+            command,
+            update_id=update_id,
+            button_version=button_version,
+            origin=origin,
+        )
+    rt.timers.arm(game_id, outcome.stored.deadline)
+    await rt.delivery.committed(view_of(outcome))
+    for event in outcome.events:
+        log.info(
+            "game=%s chat=%s event=%s",
+            game_id,
+            outcome.stored.chat_id,
+            event.kind,
+        )
+    return outcome
+
+
+def view_of(outcome: Outcome) -> View:
+    return View(outcome.stored, outcome.game, outcome.meta, outcome.chat)
+
+
+async def stored_view(rt: Runtime, stored: StoredGame) -> View:
+    """A view of a game read outside an action (its engine decoded once, shared)."""
+    chat = await rt.storage.get_chat(stored.chat_id)
+    return View(stored, rt.service.game(stored), meta_of(stored), chat)
+
+
+async def end_chat_games(rt: Runtime, chat_id: int, why: str) -> None:
+    """The chat can no longer show its games: end them, stakes back, banks to their bankers."""
+    games = {g for g, v in rt.delivery.views().items() if v.stored.chat_id == chat_id}
+    active = await rt.storage.load_active_game(chat_id, 0)
+    if active is not None:
+        games.add(active.game_id)
+    for game_id in sorted(games):
+        try:
+            await perform(rt, game_id, None, Command("end"))
+            log.info("game=%s chat=%s event=ended_unreachable why=%s", game_id, chat_id, why)
+        except Refused:
+            continue
+
+
+async def migrate_chat(rt: Runtime, old_chat_id: int, new_chat_id: int) -> list[int]:
+    """The group became a supergroup: everything moves to its new id; play goes on there."""
+    moved = await rt.service.migrate_chat(old_chat_id, new_chat_id)
+    log.info("chat=%s migrated to %s: %d games moved", old_chat_id, new_chat_id, len(moved))
+    rt.admin_cache.clear()
+    return moved
+
+
+async def on_timer(rt: Runtime, game_id: int) -> None:
+    try:
+        await perform(rt, game_id, None, Command("timeout"))
+    except Refused:
+        # Someone acted since the timer was set: follow the stored deadline instead.
+        stored = await rt.storage.load_game(game_id)
+        if stored is not None and stored.status != "finished":
+            rt.timers.arm(game_id, stored.deadline)
+
+
+async def command_game(asked: Asked, *, none_text: str = "private-no_game") -> StoredGame | None:
+    """The game a typed command means: the group's (topic's) game, or in the private chat the
+    one game the person sits in. Answers why when there is none and returns None."""
+    rt, lang = asked.rt, asked.lang
+    if asked.in_group:
+        stored = await rt.service.active_game(asked.chat.id, asked.thread)
+    else:
+        games = await rt.storage.seated_games(asked.user.id)
+        if len(games) != 1:
+            key = "private_several" if len(games) > 1 else none_text
+            await asked.say(render.text(key, lang))
+            return None
+        stored = await rt.storage.load_game(games[0])
+    if stored is None:
+        await asked.say(render.refusal("no_game", {}, lang))
+    return stored
+
+
+def odds_text(game: Game, player: int, lang: str) -> str | None:
+    """The 💡 odds of ``player`` in ``game``, or None when he is not drawing now."""
+    found = odds_for(game, player)
+    return None if found is None else render.odds_alert(found, lang)
+
+
+async def answer(query: CallbackQuery, text: str | None = None, *, url: str | None = None) -> None:
+    try:
+        await query.answer(text=text[:200] if text else None, url=url)
+    except TelegramError as error:
+        log.info("answerCallbackQuery failed: %s", error)
+
+
+async def alert(query: CallbackQuery, text: str) -> None:
+    try:
+        await query.answer(text=text[:200], show_alert=True)
+    except TelegramError as error:
+        log.info("answerCallbackQuery failed: %s", error)

@@ -1,0 +1,180 @@
+"""/endgame and its question: «end the game?» is asked in the group, and only its asker's
+press, in time, ends the game."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from telegram import ReplyParameters, Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot import render
+from bot.callbacks import parse_end
+from bot.handlers.common import (
+    Asked,
+    Runtime,
+    actor_of,
+    alert,
+    answer,
+    command_game,
+    display_name,
+    group_command,
+    is_admin,
+    language_for,
+    perform,
+    runtime,
+)
+from bot.service import Command, Duplicate, Refused
+from storage import StoredGame
+
+log = logging.getLogger(__name__)
+
+
+END_CONFIRM_SECONDS = 30  # how long «end the game?» waits for its asker's press
+
+
+@group_command
+async def cmd_endgame(asked: Asked) -> None:
+    """/endgame asks first: a slip of the finger must not end a whole evening. The question goes
+    to the group (where the game is), and only its asker's press, within
+    :data:`END_CONFIRM_SECONDS`, ends the game (`on_end_button`)."""
+    rt, chat, user, lang, context = asked.rt, asked.chat, asked.user, asked.lang, asked.context
+    stored = await command_game(asked)
+    if stored is None:
+        return
+    if not await _may_end(rt, context, stored, user.id):
+        await asked.say(render.refusal("not_allowed", {}, lang))
+        return
+    message = asked.message
+    group_lang = (await rt.storage.get_chat(chat.id)).language
+    name, game_id = display_name(user), stored.game_id
+    asks = _end_asks(context)
+
+    async def send() -> object:
+        # The clock starts when the question is shown, not when it was queued.
+        expires = int(rt.service.clock()) + END_CONFIRM_SECONDS
+        shown = render.end_confirm(name, game_id, user.id, expires, END_CONFIRM_SECONDS, group_lang)
+        sent = await context.bot.send_message(
+            chat.id,
+            shown.text,
+            reply_markup=shown.markup,
+            message_thread_id=asked.thread or None,
+            reply_parameters=ReplyParameters(message.message_id, allow_sending_without_reply=True),
+            **rt.delivery.lanes.send_args(),
+        )
+        key = (chat.id, sent.message_id)
+        # Unanswered, the question says so and loses its buttons (one edit, at the lowest
+        # priority: never before the game's own messages).
+        asks[key] = asyncio.get_running_loop().call_later(
+            END_CONFIRM_SECONDS,
+            lambda: _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang)),
+        )
+        return sent
+
+    rt.delivery.lanes.post(chat.id, send, "end confirmation")
+
+
+def _end_asks(context: ContextTypes.DEFAULT_TYPE) -> dict[tuple[int, int], asyncio.TimerHandle]:
+    """The open «end the game?» questions: (chat, message) -> the timer that closes it."""
+    asks: dict[tuple[int, int], asyncio.TimerHandle] = context.application.bot_data.setdefault(
+        "end_asks", {}
+    )
+    return asks
+
+
+def _close_end_ask(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, key: tuple[int, int], note: str | None
+) -> None:
+    """The question is answered or expired: edit it to ``note`` (no buttons), or with no note
+    delete it (the game's summary follows it)."""
+    timer = _end_asks(context).pop(key, None)
+    if timer is not None:
+        timer.cancel()
+    chat_id, message_id = key
+
+    async def close() -> object:
+        try:
+            if note is None:
+                return await context.bot.delete_message(
+                    chat_id, message_id, **rt.delivery.lanes.send_args()
+                )
+            return await context.bot.edit_message_text(
+                note,
+                chat_id=chat_id,
+                message_id=message_id,
+                reply_markup=None,
+                **rt.delivery.lanes.send_args(),
+            )
+        except TelegramError as error:
+            # Already closed (edited, deleted) by an earlier press or a previous run.
+            log.info("end question chat=%s message=%s not closed: %s", chat_id, message_id, error)
+            return None
+
+    rt.delivery.lanes.post(chat_id, close, "end question closed")
+
+
+async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The answer to «end the game?»: only the asker's, only in time."""
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    user = query.from_user
+    chat_id = query.message.chat.id
+    lang = await language_for(rt, chat_id, user)
+    button = parse_end(query.data)
+    if button is None:
+        await alert(query, render.refusal("stale_button", {}, lang))
+        return
+    key = (chat_id, query.message.message_id)
+    group_lang = (await rt.storage.get_chat(chat_id)).language if chat_id < 0 else lang
+    if user.id != button.user_id:
+        asker = await rt.storage.get_user(button.user_id)
+        await alert(query, render.end_not_yours(asker.name if asker is not None else "?", lang))
+        return
+    if not button.yes:
+        await answer(query)
+        kept = render.text("endgame-kept", group_lang, name=display_name(user))
+        _close_end_ask(rt, context, key, kept)
+        return
+    if rt.service.clock() > button.expires:
+        await alert(query, render.text("endgame-expired", lang))
+        _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang))
+        return
+    stored = await rt.storage.load_game(button.game_id)
+    if stored is None or stored.status == "finished" or stored.chat_id != chat_id:
+        await alert(query, render.text("endgame-over", lang))
+        _close_end_ask(rt, context, key, None)
+        return
+    if not await _may_end(rt, context, stored, user.id):
+        await alert(query, render.refusal("not_allowed", {}, lang))
+        return
+    try:
+        await perform(
+            rt,
+            button.game_id,
+            actor_of(user),
+            Command("end"),
+            update_id=update.update_id,
+            origin=chat_id,
+        )
+    except Refused as refused:
+        await alert(query, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        await answer(query)
+        return
+    await answer(query)
+    _close_end_ask(rt, context, key, None)
+
+
+async def _may_end(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, stored: StoredGame, user_id: int
+) -> bool:
+    game = rt.service.game(stored)
+    creator = stored.state["meta"]["creator_id"]
+    if user_id in (creator, game.banker):
+        return True
+    return await is_admin(rt, context, stored.chat_id, user_id)

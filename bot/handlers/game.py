@@ -1,0 +1,275 @@
+"""The lobby and the game: typed moves (`game_command`), /newgame, /table, and the game's
+buttons (`on_game_button`) — every action under the game's lock, committed before it is
+answered."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from bot import render
+from bot.callbacks import Act, GameButton, parse_game
+from bot.handlers.common import (
+    Asked,
+    Handler,
+    Runtime,
+    actor_of,
+    alert,
+    answer,
+    command,
+    command_game,
+    display_name,
+    group_command,
+    is_admin,
+    odds_text,
+    parse_amount,
+    perform,
+    person_language,
+    runtime,
+    stored_view,
+    view_of,
+)
+from bot.service import AlreadyDone, Command, Duplicate, Outcome, Refilled, Refused
+from rules.variants import PRESETS
+
+log = logging.getLogger(__name__)
+
+
+ACT_COMMANDS = {
+    Act.JOIN: "join",
+    Act.LEAVE: "leave",
+    Act.START: "start",
+    Act.CANCEL: "cancel",
+    Act.BANK: "bank",
+    Act.PASS: "pass",
+    Act.BET: "bet",
+    Act.HIT: "hit",
+    Act.STAND: "stand",
+    Act.DARK: "dark",
+    Act.NEXT: "next",
+    Act.RESUME: "resume",
+}
+
+
+def game_command(kind: str, *, needs_amount: bool = False) -> Handler:
+    async def cmd(asked: Asked) -> None:
+        await _game_command(asked, kind, needs_amount=needs_amount)
+
+    cmd.__name__ = f"cmd_{kind}"
+    return command(cmd)
+
+
+async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) -> None:
+    rt, user, lang, update = asked.rt, asked.user, asked.lang, asked.update
+    # Lobby and table management stay in the group, where everyone sees them happen: the
+    # command table (`bot.commands`) does not route those here from a private chat.
+    stored = await command_game(asked)
+    if stored is None:
+        return
+    # A missing or unusable amount goes to the service too: the engine says what is wrong
+    # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
+    amount = parse_amount(asked.args) if needs_amount else None
+    try:
+        outcome = await perform(
+            rt, stored.game_id, actor_of(user), Command(kind, amount), update_id=update.update_id
+        )
+    except Refused as refused:
+        await asked.say(render.refusal(refused.code, refused.params, lang))
+    except Duplicate:
+        log.info("duplicate update %s ignored", update.update_id)
+    else:
+        await _say_refilled(asked, outcome)
+        if kind == "join" and joined_mid_round(outcome, user.id):
+            await asked.say(render.text("joined_next", lang))
+
+
+def joined_mid_round(outcome: Outcome, user_id: int) -> bool:
+    """The person was seated while a round is played: he sits in from the next one."""
+    game = outcome.game
+    return game.in_round and game.is_seated(user_id) and user_id not in game.hands
+
+
+@group_command
+async def cmd_newgame(asked: Asked) -> None:
+    rt, chat, lang = asked.rt, asked.chat, asked.lang
+    preset_name = asked.args[0].lower() if asked.args else None
+    if preset_name is not None and preset_name not in PRESETS:
+        await asked.say(
+            render.text("unknown_preset", lang, name=preset_name[:32], known=", ".join(PRESETS))
+        )
+        return
+    try:
+        outcome = await rt.service.open_lobby(
+            chat.id,
+            asked.thread,
+            actor_of(asked.user),
+            preset_name,
+            update_id=asked.update.update_id,
+            chat_title=chat.title or "",
+        )
+    except Refused as refused:
+        await asked.say(render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        return
+    log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
+    await rt.delivery.committed(view_of(outcome))
+    await _say_refilled(asked, outcome)
+
+
+def refill_of(outcome: Outcome) -> Refilled | None:
+    """The chips a broke player was given back as he sat down in this action, if any."""
+    return next((e for e in outcome.events if isinstance(e, Refilled)), None)
+
+
+async def _say_refilled(asked: Asked, outcome: Outcome) -> None:
+    """A typed /join or /newgame that refilled the player says so (his chips came back)."""
+    refill = refill_of(outcome)
+    if refill is None:
+        return
+    line = render.text(
+        "refill-done",
+        asked.lang,
+        name=display_name(asked.user),
+        amount=refill.amount,
+        balance=refill.balance,
+    )
+    await asked.say(line)
+
+
+@command
+async def cmd_table(asked: Asked) -> None:
+    """Post the table anew (the old message may be far up the chat)."""
+    rt, lang = asked.rt, asked.lang
+    stored = await rt.service.active_game(asked.chat.id, asked.thread)
+    if stored is None:
+        await asked.say(render.refusal("no_game", {}, lang))
+        return
+    try:
+        async with rt.locks.hold(stored.game_id):
+            outcome = await rt.service.repost_table(stored.game_id)
+    except Refused as refused:
+        await asked.say(render.refusal(refused.code, refused.params, lang))
+        return
+    await rt.delivery.committed(view_of(outcome))
+
+
+async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None:
+        return
+    user = query.from_user
+    origin = query.message.chat.id if query.message is not None else user.id
+    button = parse_game(query.data)
+    # A toast or an alert is read by the presser alone: in his language.
+    lang = await person_language(
+        rt, user, origin, game_id=button.game_id if button is not None else None
+    )
+    if button is None:
+        await alert(query, render.refusal("stale_button", {}, lang))
+        return
+    if button.act in (Act.PEEK, Act.ODDS):
+        await _show_own(rt, query, button, origin, lang)
+        return
+    # An action is judged inside its transaction (game over, foreign chat, stale button): no
+    # read of the game before it.
+    kind = ACT_COMMANDS[button.act]
+    try:
+        try:
+            outcome = await perform(
+                rt,
+                button.game_id,
+                actor_of(user),
+                Command(kind, button.amount),
+                update_id=update.update_id,
+                button_version=button.version,
+                origin=origin,
+            )
+        except Refused as refused:
+            if not (kind == "cancel" and refused.code == "not_allowed"):
+                raise
+            # Not the lobby's creator: an admin of the group may still close it.
+            if origin >= 0 or not await is_admin(rt, context, origin, user.id):
+                raise
+            kind = "end"
+            outcome = await perform(
+                rt,
+                button.game_id,
+                actor_of(user),
+                Command(kind),
+                update_id=update.update_id,
+                button_version=button.version,
+                origin=origin,
+            )
+    except Refused as refused:
+        await alert(query, render.refusal(refused.code, refused.params, lang))
+        return
+    except Duplicate:
+        await answer(query)
+        return
+    except AlreadyDone as done:
+        # A double tap, or the press delivered twice: say so with the hand as it is now.
+        view = await stored_view(rt, done.stored)
+        text_ = render.text("pressed-done", lang)
+        if done.game.is_seated(user.id):
+            text_ += " " + render.peek(rt.delivery.snapshot(view, lang), user.id, lang)
+        await answer(query, text_)
+        return
+    await _acknowledge(rt, query, outcome, kind, lang)
+
+
+async def _show_own(
+    rt: Runtime, query: CallbackQuery, button: GameButton, origin: int, lang: str
+) -> None:
+    """👁 and 💡: the presser's own cards or odds, in an alert only he sees."""
+    user = query.from_user
+    stored = await rt.storage.load_game(button.game_id)
+    if stored is None or stored.status == "finished":
+        await alert(query, render.refusal("game_over", {}, lang))
+        return
+    if origin not in (stored.chat_id, user.id):
+        await alert(query, render.refusal("foreign_game", {}, lang))
+        return
+    if button.act is Act.PEEK:
+        snap = rt.delivery.snapshot(await stored_view(rt, stored), lang)
+        await alert(query, render.peek(snap, user.id, lang))
+        return
+    found = odds_text(rt.service.game(stored), user.id, lang)
+    await alert(query, found or render.text("odds-not_drawing", lang))
+
+
+async def _acknowledge(
+    rt: Runtime, query: CallbackQuery, outcome: Outcome, kind: str, lang: str
+) -> None:
+    user = query.from_user
+    if kind == "join":
+        known = await rt.storage.get_user(user.id)
+        if known is None or not known.private_opened:
+            # A bot cannot write first: this opens the private chat with a deep link.
+            await answer(query, url=rt.deep_link(outcome.stored.game_id))
+            return
+        refill = refill_of(outcome)
+        if refill is not None:
+            await answer(query, render.text("refill-toast", lang, amount=refill.amount))
+            return
+        joined = "joined_next" if joined_mid_round(outcome, user.id) else "joined"
+        await answer(query, render.text(joined, lang))
+        return
+    if kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
+        snap = rt.delivery.snapshot(view_of(outcome), lang)
+        await answer(query, render.peek(snap, user.id, lang))
+        return
+    await answer(query)
+
+
+async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None:
+        return
+    origin = query.message.chat.id if query.message is not None else query.from_user.id
+    lang = await person_language(rt, query.from_user, origin)
+    await alert(query, render.refusal("stale_button", {}, lang))

@@ -1,0 +1,281 @@
+"""Commands that tell rather than act: /help, /rules, /balance, /top, /stats, /chart,
+/verify, /odds, /hand."""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import logging
+import time
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+from telegram.error import TelegramError
+
+from bot import chart, render
+from bot.handlers.common import (
+    Asked,
+    answer_command,
+    command,
+    command_game,
+    display_name,
+    group_command,
+    odds_text,
+    text_sender,
+)
+from bot.service import Refused
+from rules.variants import PRESETS
+from storage import StoredGame
+
+log = logging.getLogger(__name__)
+
+
+@command
+async def cmd_help(asked: Asked) -> None:
+    await asked.say(render.help_text(asked.lang, private=not asked.in_group))
+
+
+@command
+async def cmd_rules(asked: Asked) -> None:
+    rt, chat, lang = asked.rt, asked.chat, asked.lang
+    name = asked.args[0].lower() if asked.args else None
+    if name is None:
+        # Without a name: the rules being played here — the running game's (the private chat:
+        # of the one game its person sits in), else what the chat's next game would be.
+        stored: StoredGame | None = None
+        if asked.in_group:
+            stored = await rt.service.active_game(chat.id, asked.thread)
+        else:
+            seated = await rt.storage.seated_games(asked.user.id)
+            stored = await rt.storage.load_game(seated[0]) if len(seated) == 1 else None
+        if stored is not None and stored.status != "finished":
+            variant = rt.service.game(stored).variant
+            await asked.say(render.rules_text(variant.name, lang, variant, running=True))
+            return
+        if asked.in_group:
+            settings = await rt.storage.get_chat(chat.id)
+            try:
+                chats = rt.service.variant_for(settings, None)
+            except Refused:  # overrides a newer version refuses: the preset as it is
+                chats = PRESETS.get(settings.preset, PRESETS["classic36"])
+            await asked.say(render.rules_text(chats.name, lang, chats))
+            return
+        name = "classic36"
+    if name not in PRESETS:
+        await asked.say(
+            render.text("unknown_preset", lang, name=name[:32], known=", ".join(PRESETS))
+        )
+        return
+    await asked.say(render.rules_text(name, lang))
+
+
+@command
+async def cmd_balance(asked: Asked) -> None:
+    if not asked.in_group:
+        await _private_balances(asked)
+        return
+    rt, chat, user, lang = asked.rt, asked.chat, asked.user, asked.lang
+    player = await rt.storage.get_player(chat.id, user.id)
+    amount = player.balance if player is not None else rt.settings.starting_balance
+    bank = await rt.storage.held_bank(chat.id, user.id)  # a banker's chips are in it too
+    line = render.balance(display_name(user), amount + bank, lang, bank)
+    # A broke player learns how his chips come back (they do as he sits down).
+    outlook = await rt.service.refill_outlook(chat.id, asked.thread, user.id, amount + bank)
+    if outlook is not None:
+        code, params = outlook
+        line += "\n" + render.text(f"refill-balance_{code}", lang, **params)
+    await asked.say(line)
+
+
+BALANCE_CHATS = 10  # chats listed by a private /balance (one getChat each, for its title)
+
+
+async def _private_balances(asked: Asked) -> None:
+    """Private /balance: the person's chips in every chat he plays in (a balance belongs to
+    its chat), named by the chats' titles."""
+    seats = (await asked.rt.storage.player_chats(asked.user.id))[:BALANCE_CHATS]
+
+    async def title(chat_id: int) -> str | None:
+        try:
+            found = await asked.context.bot.get_chat(chat_id)
+        except TelegramError as error:  # the bot was removed, the chat is gone
+            log.info("getChat %s for /balance failed: %s", chat_id, error)
+            return None
+        return found.title or None
+
+    titles = await asyncio.gather(*(title(seat.chat_id) for seat in seats))
+    rows = [(name, seat.balance) for name, seat in zip(titles, seats, strict=True)]
+    await asked.say(render.balances(rows, asked.lang))
+
+
+def month_start(now: float) -> float:
+    """The unix time of 00:00 UTC on the first day of the month of ``now`` (in UTC)."""
+    day = time.gmtime(now)
+    return float(calendar.timegm((day.tm_year, day.tm_mon, 1, 0, 0, 0)))
+
+
+@group_command
+async def cmd_top(asked: Asked) -> None:
+    rt, args = asked.rt, asked.args
+    period = "month" if args and args[0].lower() in ("month", "месяц") else "all"
+    since = month_start(rt.service.clock()) if period == "month" else None
+    rows = await rt.storage.leaderboard(asked.chat.id, since=since, limit=10)
+    await asked.say(render.leaderboard(rows, asked.lang, period=period))
+
+
+@group_command
+async def cmd_stats(asked: Asked) -> None:
+    stats = await asked.rt.storage.player_stats(asked.chat.id, asked.user.id)
+    await asked.say(render.stats(stats, display_name(asked.user), asked.lang))
+
+
+def reply_target(message: Message | None, user: User) -> User:
+    """Whom a command is about: the author of the message it replies to (a person, not a bot),
+    else the caller."""
+    reply = message.reply_to_message if message is not None else None
+    if message is None or reply is None or reply.from_user is None or reply.from_user.is_bot:
+        return user
+    # In a forum topic a plain message "replies" to the topic's first message.
+    if message.is_topic_message and reply.message_id == message.message_thread_id:
+        return user
+    return reply.from_user
+
+
+@group_command
+async def cmd_chart(asked: Asked) -> None:
+    """A PNG of a player's balance over time in this chat: the caller's, or as a reply the
+    replied-to person's. Rendered in a worker thread."""
+    rt, chat, user, lang, context = asked.rt, asked.chat, asked.user, asked.lang, asked.context
+    if await _cooling(asked, "chart"):
+        return
+    target = reply_target(asked.message, user)
+    name = display_name(target)
+    player = await rt.storage.get_player(chat.id, target.id)
+    history = await rt.storage.balance_history(chat.id, target.id) if player else []
+    if player is None or not history:
+        await asked.say(render.text("chart-none", lang, name=name))
+        return
+    try:
+        png = await chart.render_balance_chart_async(
+            history, title=render.chart_title(name, lang), lang=lang
+        )
+    except Exception:
+        log.exception("chart failed chat=%s user=%s", chat.id, target.id)
+        await asked.say(render.text("chart-failed", lang))
+        return
+    caption = render.chart_caption(name, player.balance, history[0][1], lang)
+
+    async def send_chart(target_chat: int, thread: int | None) -> object:
+        return await context.bot.send_photo(
+            target_chat,
+            photo=png,
+            filename="balance.png",
+            caption=caption,
+            message_thread_id=thread,
+            **rt.delivery.lanes.send_args(),
+        )
+
+    await answer_command(
+        rt, asked.update, send_chart, pointer_make=lambda line: text_sender(rt, context, line, None)
+    )
+
+
+async def _cooling(asked: Asked, name: str) -> bool:
+    """A costly command asked again too soon: say when it can be run (True), else count it."""
+    wait = asked.rt.cooldowns.wait(asked.user.id, name)
+    if wait:
+        await asked.say(render.text("cooldown", asked.lang, seconds=wait))
+    return bool(wait)
+
+
+@command
+async def cmd_verify(asked: Asked) -> None:
+    """/verify [round]: the revealed deck of a settled round of the current game (the group's,
+    or in private the user's own), checked with rules.fairness. A round still being played is
+    refused: its salt and order stay secret until the showdown."""
+    rt, lang = asked.rt, asked.lang
+    if await _cooling(asked, "verify"):
+        return
+    stored: StoredGame | None = None
+    if asked.in_group:
+        stored = await rt.service.active_game(asked.chat.id, asked.thread)
+    else:
+        for game_id in sorted(await rt.storage.seated_games(asked.user.id), reverse=True):
+            stored = await rt.storage.load_game(game_id)
+            if stored is not None:
+                break
+    if stored is None:
+        await asked.say(render.text("verify-no_game", lang))
+        return
+    game = rt.service.game(stored)
+    last_settled = game.round_no - 1 if game.in_round else game.round_no
+    raw = asked.args[0] if asked.args else None
+    if raw is None and last_settled < 1:
+        await asked.say(render.text("verify-none_yet", lang))
+        return
+    round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
+    if round_no == game.round_no and game.in_round:
+        await asked.say(render.text("verify-not_revealed", lang, round=round_no))
+        return
+    shuffles = None
+    if 1 <= round_no <= last_settled:
+        archived = await rt.storage.archived_log(stored.game_id) if game.log_base else []
+        # A long evening's log takes a while to replay: off the event loop.
+        shuffles = await asyncio.to_thread(game.revealed_round, round_no, archived)
+    if shuffles is None:
+        await asked.say(
+            render.text("verify-no_round", lang, round=round_no, played=max(last_settled, 0))
+        )
+        return
+    text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
+    await asked.say(text_)
+
+
+@command
+async def cmd_odds(asked: Asked) -> None:
+    """/odds: the next-card odds of whoever is drawing, only ever where he alone reads them."""
+    rt, user, lang = asked.rt, asked.user, asked.lang
+    stored = await command_game(asked)
+    if stored is None:
+        return
+    found = odds_text(rt.service.game(stored), user.id, lang)
+    if not asked.in_group:
+        await asked.say(found or render.text("odds-not_drawing", lang))
+        return
+    if found is None:
+        await asked.say(render.text("odds-not_drawing", lang))
+        return
+    # Never into the group: the odds tell what the hand holds.
+    known = await rt.storage.get_user(user.id)
+    if known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user.id):
+
+        async def send_odds() -> object:
+            return await asked.context.bot.send_message(
+                user.id, found, **rt.delivery.lanes.send_args()
+            )
+
+        rt.delivery.lanes.post(user.id, send_odds, "odds")
+        return
+    await asked.say(render.text("odds-press_button", lang))
+
+
+@command
+async def cmd_hand(asked: Asked) -> None:
+    rt, user, lang = asked.rt, asked.user, asked.lang
+    stored = await command_game(asked, none_text="hand_in_group")
+    if stored is None:
+        return
+    if not rt.service.game(stored).is_seated(user.id):
+        await asked.say(render.refusal("not_seated", {}, lang))
+        return
+    known = await rt.storage.get_user(user.id)
+    if known is None or not known.private_opened:
+        button = InlineKeyboardButton(
+            render.text("btn-open_private", lang), url=rt.deep_link(stored.game_id)
+        )
+        await asked.say(
+            render.refusal("private_needed", {}, lang), InlineKeyboardMarkup([[button]])
+        )
+        return
+    rt.delivery.resend_hand(stored.game_id, user.id)
+    if stored.game_id not in rt.delivery.views():
+        await rt.delivery.load(stored.game_id)

@@ -1,0 +1,118 @@
+"""The private chat and languages: /start (and its deep link), /lang, plain private text,
+unknown commands, a command typed where it does not work, and the language Telegram reports
+for each person."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from bot import deep_links, render
+from bot.handlers.common import (
+    Asked,
+    Handler,
+    command,
+    display_name,
+    is_admin,
+    person_language,
+    runtime,
+)
+from bot.handlers.info import cmd_help
+from bot.languages import from_telegram
+from storage import StorageError
+
+log = logging.getLogger(__name__)
+
+
+async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Keep the language Telegram reports for the person (when the bot speaks it): messages
+    sent to him without an update of his (his cards, a turn warning) are written in it too."""
+    user = update.effective_user
+    if user is None or user.is_bot:
+        return
+    rt = runtime(context)
+    reported = from_telegram(user.language_code)
+    known = await rt.storage.get_user(user.id)
+    if (known.client_language if known is not None else None) == reported:
+        return
+    if known is None and reported is None:
+        return
+    try:
+        async with rt.storage.transaction() as tx:
+            await tx.upsert_user(user.id, display_name(user), client_language=reported)
+    except StorageError as error:  # the update itself still gets its answer
+        log.warning("language of user %s not saved: %s", user.id, error)
+        return
+    rt.delivery.forget_user(user.id)
+
+
+@command
+async def cmd_start(asked: Asked) -> None:
+    """Private /start: the user opened the chat, so hands can come here from now on."""
+    rt, user = asked.rt, asked.user
+    if asked.in_group:
+        await cmd_help(asked.update, asked.context)
+        return
+    async with rt.storage.transaction() as tx:
+        await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    rt.delivery.forget_user(user.id)
+    game_id = deep_links.game_of(asked.args[0] if asked.args else "")
+    lang = await person_language(rt, user, user.id, game_id=game_id)
+    if game_id is not None:
+        stored = await rt.storage.load_game(game_id)
+        if stored is not None and rt.service.game(stored).is_seated(user.id):
+            await asked.say(render.text("private-opened", lang))
+            await rt.delivery.load(game_id)
+            return
+    await asked.say(render.help_text(lang, private=True))
+
+
+@command
+async def cmd_lang(asked: Asked) -> None:
+    rt, chat, user, lang = asked.rt, asked.chat, asked.user, asked.lang
+    choice = asked.args[0].lower() if asked.args else ""
+    if choice not in ("ru", "en"):
+        await asked.say(render.text("lang-usage", lang))
+        return
+    if asked.in_group:
+        if not await is_admin(rt, asked.context, chat.id, user.id):
+            await asked.say(render.refusal("admins_only", {}, lang))
+            return
+        settings = await rt.storage.get_chat(chat.id)
+        async with rt.storage.transaction() as tx:
+            await tx.save_chat_settings(replace(settings, language=choice))
+    else:
+        async with rt.storage.transaction() as tx:
+            await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
+        rt.delivery.forget_user(user.id)
+    await asked.say(render.text("lang-switched", choice))
+
+
+@command
+async def on_private_text(asked: Asked) -> None:
+    """Any private message opens the chat for hands; plain text gets the help."""
+    rt, user = asked.rt, asked.user
+    async with rt.storage.transaction() as tx:
+        await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    rt.delivery.forget_user(user.id)
+    await asked.say(render.help_text(asked.lang, private=True))
+
+
+@command
+async def on_unknown_command(asked: Asked) -> None:
+    """A command the bot does not know, typed in the private chat: say so, with the help."""
+    await asked.say(render.text("private-unknown_command", asked.lang))
+
+
+def answer_with(key: str) -> Handler:
+    """A handler that only answers with the text ``key`` (a command typed where it does not
+    work: «this command works in a group»)."""
+
+    async def answer(asked: Asked) -> None:
+        await asked.say(render.text(key, asked.lang))
+
+    answer.__name__ = f"answer_{key}"
+    return command(answer)

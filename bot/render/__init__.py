@@ -1,0 +1,86 @@
+"""Texts and inline keyboards of every message the bot sends (HTML parse mode), one module per
+family of messages: :mod:`~bot.render.common` (the pieces: snapshot, cards, names, buttons,
+amounts), :mod:`~bot.render.lobbies`, :mod:`~bot.render.tables` (the live table and its news),
+:mod:`~bot.render.results` (showdown, /verify, the end of a game), :mod:`~bot.render.hands` (what
+one player sees: hand, peek, odds), :mod:`~bot.render.info` (help, rules, top, stats, balance,
+chart), :mod:`~bot.render.settings` (the menu) and :mod:`~bot.render.refusals`.
+
+Pure functions of a :class:`Snapshot` of a game: no I/O, no Telegram calls, nothing of the
+service. Every user-supplied string (names, chat titles) goes through :func:`html.escape`; no text
+exceeds 4096 characters and no alert exceeds 200. Hidden cards never reach a group text: the table
+shows each hand as :meth:`rules.table.Hand.visible_to_others` allows, the private hand as
+``visible_to_owner``.
+"""
+
+from __future__ import annotations
+
+from bot.render.common import (
+    JOKER,
+    MAX_ALERT,
+    MAX_TEXT,
+    Rendered,
+    Snapshot,
+    bank_amounts,
+    card,
+    cards_text,
+    escape_name,
+    nice_floor,
+    stake_amounts,
+    text,
+)
+from bot.render.hands import hand, odds_alert, peek
+from bot.render.info import (
+    balance,
+    balances,
+    chart_caption,
+    chart_title,
+    commands,
+    help_text,
+    leaderboard,
+    rules_text,
+    stats,
+)
+from bot.render.lobbies import lobby
+from bot.render.refusals import refusal, setting_refusal
+from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
+from bot.render.settings import settings_menu
+from bot.render.tables import announce, table, turn_mention
+
+__all__ = [
+    "JOKER",
+    "MAX_ALERT",
+    "MAX_TEXT",
+    "Rendered",
+    "Snapshot",
+    "announce",
+    "balance",
+    "balances",
+    "bank_amounts",
+    "card",
+    "cards_text",
+    "chart_caption",
+    "chart_title",
+    "commands",
+    "end_confirm",
+    "end_not_yours",
+    "escape_name",
+    "hand",
+    "help_text",
+    "leaderboard",
+    "lobby",
+    "nice_floor",
+    "odds_alert",
+    "peek",
+    "refusal",
+    "result",
+    "rules_text",
+    "session_end",
+    "setting_refusal",
+    "settings_menu",
+    "stake_amounts",
+    "stats",
+    "table",
+    "text",
+    "turn_mention",
+    "verify",
+]

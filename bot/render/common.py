@@ -1,0 +1,268 @@
+"""The pieces every view of :mod:`bot.render` is made of: the :class:`Snapshot` a view reads and
+the :class:`Rendered` it returns, cards, names (shortened and HTML-escaped), signed amounts, the
+fitting of a text into Telegram's limits, buttons and the action keyboard, the quick amounts a
+button offers, the deep link, and :func:`text` for any other string by key.
+
+Names with a leading underscore are the package's own: the view modules share them, callers
+outside ``bot.render`` do not.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot import deep_links
+from bot.callbacks import Act, GameButton
+from bot.i18n import t
+from rules.cards import Card
+from rules.game import Game
+from rules.table import Phase
+
+MAX_TEXT = 4096
+MAX_ALERT = 200
+NAME_LIMIT = 32  # characters of a display name shown (before escaping)
+HIDDEN = "🂠"
+JOKER = "★"
+PRESET_ORDER = ("classic36", "home36", "big54", "twodecks104")
+ROUND_PHASES = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+TIMED_PHASES = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
+MEDALS = ("🥇", "🥈", "🥉")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    game_id: int
+    version: int
+    game: Game
+    names: Mapping[int, str]  # display names of seated players (raw, unescaped)
+    creator_id: int
+    lang: str  # "ru" | "en" (the group's language)
+    deadline: float | None  # unix time the current turn's timer runs out
+    private_ok: frozenset[int]  # players who opened the private chat with the bot
+    bot_username: str
+    now: float
+    chat_title: str = ""  # the group's title (raw), for the private hand message
+    paused: bool = False  # nobody played, so the table waits (bot.service.Meta.paused)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str
+    markup: InlineKeyboardMarkup | None
+
+
+# ---------------------------------------------------------------------- small pieces
+
+
+def card(c: Card) -> str:
+    """``10♥``, ``A♠``, ``★``: the joker gets a glyph of its own, since 🃏 is the game's logo
+    and the «Ещё карту» button; a hand «10♠ 🃏» would read as a card and a stray emblem."""
+    return JOKER if c.is_joker else str(c)
+
+
+def cards_text(cards: Sequence[Card | None]) -> str:
+    return " ".join(HIDDEN if c is None else card(c) for c in cards)
+
+
+def _codes_text(codes: Sequence[str]) -> str:
+    return " ".join(card(Card.parse(code)) for code in codes)
+
+
+def _short(raw: str, limit: int = NAME_LIMIT) -> str:
+    raw = " ".join(raw.split()) or "?"
+    return raw if len(raw) <= limit else raw[: limit - 1] + "…"
+
+
+def escape_name(raw: str) -> str:
+    """A user-supplied name, shortened and escaped, in bold."""
+    return f"<b>{html.escape(_short(raw))}</b>"
+
+
+def _raw_name(s: Snapshot, player: int, lang: str | None = None) -> str:
+    name = s.names.get(player)
+    return name if name else t("player-unknown", lang or s.lang, id=str(player))
+
+
+def _name(s: Snapshot, player: int, lang: str | None = None) -> str:
+    return escape_name(_raw_name(s, player, lang))
+
+
+def mention(user_id: int, raw_name: str) -> str:
+    """A name that notifies its owner when posted in a new message (a text mention)."""
+    return f'<a href="tg://user?id={int(user_id)}">{html.escape(_short(raw_name))}</a>'
+
+
+def _preset_label(name: str, lang: str) -> str:
+    key = f"preset-{name}-name"
+    label = t(key, lang)
+    return html.escape(name) if label == key else label
+
+
+def _signed(amount: int) -> str:
+    if amount > 0:
+        return f"+{amount}"
+    if amount < 0:
+        return f"−{-amount}"
+    return "0"
+
+
+def _clip_alert(text_: str) -> str:
+    return text_ if len(text_) <= MAX_ALERT else text_[: MAX_ALERT - 1] + "…"
+
+
+def _fit(head: list[str], body: list[str], tail: list[str], lang: str) -> str:
+    """Join the lines, dropping body lines from the end (with a '… and N more' line) until the
+    text fits Telegram's limit. Lines are whole HTML fragments, so no tag is ever cut."""
+    lines = [*head, *body, *tail]
+    text_ = "\n".join(lines)
+    if len(text_) <= MAX_TEXT:
+        return text_
+    kept = list(body)
+    while kept:
+        kept.pop()
+        more = t("more", lang, count=len(body) - len(kept))
+        text_ = "\n".join([*head, *kept, more, *tail])
+        if len(text_) <= MAX_TEXT:
+            return text_
+    text_ = "\n".join([*head, *tail])
+    return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
+
+
+def _button(label: str, s: Snapshot, act: Act, amount: int | None = None) -> InlineKeyboardButton:
+    data = GameButton(s.game_id, s.version, act, amount).encode()
+    return InlineKeyboardButton(label, callback_data=data)
+
+
+def _markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup | None:
+    rows = [row for row in rows if row]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def _chunks(buttons: list[InlineKeyboardButton], size: int) -> list[list[InlineKeyboardButton]]:
+    return [buttons[i : i + size] for i in range(0, len(buttons), size)]
+
+
+def deep_link(s: Snapshot) -> str | None:
+    """``https://t.me/<bot>?start=g<game id>``: opens the private chat from the group."""
+    if not s.bot_username:
+        return None
+    return deep_links.build(s.bot_username, s.game_id)
+
+
+# ---------------------------------------------------------------------- amounts
+
+
+# Leading digits of the amounts a button may show: 100, 150, 200, 250, 300, 400, 500, 600, 750,
+# 800 and their tens and thousands — what people say at a table, not 105, 262 or 525.
+_NICE = (10, 15, 20, 25, 30, 40, 50, 60, 75, 80)
+
+
+def nice_floor(amount: int) -> int:
+    """The largest round amount not above ``amount`` (0 below 1): 1050 → 1000, 262 → 250."""
+    if amount < 1:
+        return 0
+    if amount < 10:
+        return amount
+    scale = 1
+    while amount >= 100 * scale:
+        scale *= 10
+    return max(n * scale for n in _NICE if n * scale <= amount)
+
+
+def bank_amounts(maximum: int) -> list[int]:
+    """Quick bank amounts: round numbers near 10%, 25% and 50% of the maximum, and the whole
+    maximum, deduplicated, each ≤ maximum."""
+    if maximum < 1:
+        return []
+    picks = {max(1, nice_floor(maximum * p // 100)) for p in (10, 25, 50)} | {maximum}
+    return sorted(a for a in picks if 1 <= a <= maximum)
+
+
+def stake_amounts(minimum: int, maximum: int) -> list[int]:
+    """Quick stakes: the minimum, round numbers near 10%, 25% and 50% of the maximum, and the
+    maximum, deduplicated."""
+    if maximum < minimum or maximum < 1:
+        return []
+    picks = {minimum, maximum} | {
+        max(minimum, nice_floor(maximum * p // 100)) for p in (10, 25, 50)
+    }
+    return sorted(a for a in picks if minimum <= a <= maximum)
+
+
+# ---------------------------------------------------------------------- keyboards
+
+
+def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]:
+    """The buttons of whoever acts now (from ``game.legal_actions()``)."""
+    game, lang = s.game, s.lang
+    legal = game.legal_actions()
+    rows: list[list[InlineKeyboardButton]] = []
+    if legal.phase is Phase.BANK and "set_bank" in legal.actions:
+        amounts = bank_amounts(legal.maximum)
+        buttons = [
+            _button(
+                t("btn-bank_all" if a == legal.maximum else "btn-bank_amount", lang, amount=a),
+                s,
+                Act.BANK,
+                a,
+            )
+            for a in amounts
+        ]
+        rows.extend(_chunks(buttons, 4))
+        if "pass_bank" in legal.actions:
+            rows.append([_button(t("btn-decline_bank", lang), s, Act.PASS)])
+    elif legal.phase is Phase.STAKE and "stake" in legal.actions:
+        amounts = stake_amounts(legal.minimum, legal.maximum)
+        cover = game.stake_cover(legal.actor) if legal.actor is not None else legal.maximum
+        if legal.minimum <= cover < legal.maximum and cover not in amounts:
+            amounts = sorted([*amounts, cover])  # the most the bank is sure to pay, one tap away
+        buttons = []
+        for a in amounts:
+            if a == legal.maximum and a > legal.minimum:
+                key = "btn-va_bank" if a == game.bank else "btn-stake_max"
+            elif a == legal.maximum and a == game.bank:
+                key = "btn-va_bank"
+            else:
+                key = "btn-stake"
+            label = t(key, lang, amount=a)
+            if a > cover:
+                # The bank may not pay this stake in full: the button says so before the tap.
+                label = t("btn-stake_uncovered", lang, label=label)
+            buttons.append(_button(label, s, Act.BET, a))
+        rows.extend(_chunks(buttons, 4))
+    elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
+        row = []
+        if "hit" in legal.actions:
+            row.append(_button(t("btn-hit", lang), s, Act.HIT))
+        if "stand" in legal.actions:
+            row.append(_button(t("btn-stand", lang), s, Act.STAND))
+        if "hit" in legal.actions:
+            row.append(_button(t("btn-odds", lang), s, Act.ODDS))
+        rows.append(row)
+        if "dark" in legal.actions:
+            rows.append([_button(t("btn-dark", lang), s, Act.DARK)])
+    elif legal.phase is Phase.ROUND_OVER:
+        row = [_button(t("btn-next", lang), s, Act.NEXT)]
+        if "pass_bank" in legal.actions:
+            row.append(_button(t("btn-pass_bank", lang), s, Act.PASS))
+        rows.append(row)
+    if s.paused and legal.phase in TIMED_PHASES:
+        rows.append([_button(t("btn-resume", lang), s, Act.RESUME)])
+    if peek and legal.phase in ROUND_PHASES:
+        rows.append([_button(t("btn-peek", lang), s, Act.PEEK)])
+    return rows
+
+
+def text(key: str, lang: str, **params: object) -> str:
+    """Any other string by key; every ``str`` parameter is HTML-escaped (names in bold)."""
+    safe: dict[str, object] = {}
+    for k, v in params.items():
+        if isinstance(v, str):
+            safe[k] = escape_name(v) if k == "name" else html.escape(v)
+        else:
+            safe[k] = v
+    return t(key, lang, **safe)

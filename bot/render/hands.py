@@ -1,0 +1,158 @@
+"""What only one player sees: the private hand message, the «👁 my cards» alert and the «💡»
+odds alert."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import replace
+from fractions import Fraction
+
+from bot.i18n import number, t
+from bot.render.common import (
+    HIDDEN,
+    ROUND_PHASES,
+    TIMED_PHASES,
+    Rendered,
+    Snapshot,
+    _action_rows,
+    _clip_alert,
+    _markup,
+    _name,
+    _short,
+    card,
+)
+from bot.render.tables import (
+    _cover_note,
+    _public_cards,
+    _round_banker,
+    _status,
+    _time_left,
+    shown_round,
+)
+from rules.odds import Odds
+from rules.scoring import hand_value
+from rules.table import Hand, HandStatus, Phase
+
+
+def _owner_view(s: Snapshot, hand: Hand, lang: str) -> tuple[str, str]:
+    """The owner's cards (dark ones as 🂠 «втёмную») and the total of the cards he sees."""
+    seen = hand.visible_to_owner()
+    parts = [t("hand-dark_card", lang) if c is None else card(c) for c in seen]
+    known = [c for c in seen if c is not None]
+    total = hand_value(known, s.game.variant).total
+    has_hidden = any(c is None for c in seen)
+    key = "hand-total_dark" if has_hidden else "hand-total"
+    return " ".join(parts), t(key, lang, total=total)
+
+
+def hand(s: Snapshot, player: int, lang: str) -> Rendered:
+    """The player's private hand message."""
+    game = s.game
+    chat = html.escape(_short(s.chat_title, 48)) if s.chat_title.strip() else ""
+    chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
+    if shown_round(game):
+        lines = [t("hand-header", lang, chat=chat, round=shown_round(game))]
+    else:
+        lines = [t("hand-header_first", lang, chat=chat)]
+    if not game.is_seated(player):
+        lines.append(t("hand-not_seated", lang))
+        return Rendered("\n".join(lines), None)
+    seat = game.seat(player)
+    own = game.hands.get(player) if game.phase is not Phase.LOBBY else None
+    if own is not None and own.cards:
+        shown, total = _owner_view(s, own, lang)
+        lines.append(t("hand-cards", lang, cards=shown))
+        lines.append(total)
+    elif game.phase in ROUND_PHASES:
+        lines.append(t("hand-no_cards", lang))
+    if player == game.banker:
+        lines.append(t("hand-banker_self", lang, bank=game.bank, balance=seat.balance))
+    elif own is not None and own.stake:
+        lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
+    else:
+        lines.append(t("hand-balance", lang, balance=seat.balance))
+    banker = _round_banker(game) if game.hands else None
+    if banker is not None and banker != player and banker in game.hands:
+        banker_hand = game.hands[banker]
+        if banker_hand.cards and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+            lines.append(
+                t(
+                    "hand-banker_card",
+                    lang,
+                    name=_name(s, banker, lang),
+                    cards=_public_cards(s, banker_hand, lang),
+                )
+            )
+    if game.bottom is not None and game.phase in ROUND_PHASES:
+        lines.append(t("hand-bottom", lang, card=card(game.bottom)))
+    legal = game.legal_actions()
+    mine = legal.actor == player and legal.phase in TIMED_PHASES
+    if game.phase is Phase.ENDED:
+        # Not «waiting» for a turn that will never come.
+        lines.append(t("prompt-ended", lang))
+    elif own is not None and game.phase is not Phase.LOBBY and not mine:
+        lines.append(t("hand-status", lang, status=_status(s, own, lang)))
+    if mine:
+        if legal.phase is Phase.BANK:
+            lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
+        elif legal.phase is Phase.STAKE:
+            lines.append(
+                t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum)
+                + _cover_note(game, player, legal, lang)
+            )
+        else:
+            lines.append(t("hand-turn_draw", lang))
+        timer = _time_left(s, lang)
+        if timer:
+            lines.append(timer)
+    elif legal.actor is not None and legal.phase in TIMED_PHASES:
+        lines.append(t("hand-waiting_for", lang, name=_name(s, legal.actor, lang)))
+    text_ = "\n".join(lines)
+    if not mine:
+        return Rendered(text_, None)
+    own_lang = replace(s, lang=lang)
+    return Rendered(text_, _markup(_action_rows(own_lang, peek=False)))
+
+
+def peek(s: Snapshot, player: int, lang: str) -> str:
+    """The "👁 my cards" alert: only the presser sees it."""
+    game = s.game
+    own = game.hands.get(player)
+    if own is None or not game.is_seated(player) or game.phase in (Phase.LOBBY, Phase.ENDED):
+        return t("peek-not_playing", lang)
+    if own.status is HandStatus.OUT and not own.cards:
+        return t("peek-not_playing", lang)
+    if not own.cards:
+        return _clip_alert(t("peek-no_cards", lang))
+    seen = own.visible_to_owner()
+    known = [c for c in seen if c is not None]
+    total = hand_value(known, game.variant).total
+    shown = " ".join(HIDDEN if c is None else card(c) for c in seen)
+    key = "peek-cards_dark" if len(known) < len(seen) else "peek-cards"
+    return _clip_alert(t(key, lang, cards=shown, total=total))
+
+
+def _percent(share: Fraction, lang: str) -> str:
+    """A share as a percentage with one decimal, rounded half up («38,7» in Russian)."""
+    return number(share * 100, lang, decimals=1)
+
+
+def odds_alert(odds: Odds, lang: str) -> str:
+    """The "💡" alert: «Перебор: 12 из 31 (38,7%) · Очко: 3 из 31 (9,7%)»."""
+    if odds.candidates == 0:
+        return t("odds-no_cards", lang)
+
+    def part(share: Fraction, cards: Fraction) -> str:
+        if cards.denominator != 1:  # own unknown cards: no whole count to show
+            return t("odds-part_percent", lang, percent=_percent(share, lang))
+        return t(
+            "odds-part",
+            lang,
+            count=int(cards),
+            total=odds.candidates,
+            percent=_percent(share, lang),
+        )
+
+    bust = part(odds.bust, odds.bust_cards)
+    twenty_one = part(odds.twenty_one, odds.twenty_one_cards)
+    return _clip_alert(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))

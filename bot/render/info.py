@@ -1,0 +1,211 @@
+"""Answers to the information commands: /help, /rules, /top, /stats, /balance, and the /chart
+picture's title and caption."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from bot.house import HOUSE_ID, house_name
+from bot.i18n import t
+from bot.render.common import (
+    MEDALS,
+    PRESET_ORDER,
+    _fit,
+    _preset_label,
+    _short,
+    _signed,
+    escape_name,
+)
+from rules.variants import PRESETS, StakeCap, Variant
+from storage.models import LeaderboardRow, PlayerStats
+
+
+def commands(lang: str, *, private: bool) -> list[tuple[str, str]]:
+    """(command, one-line description) of the private chat's menu or a group's, from the
+    command table (`bot.commands`): the same list for /help and ``set_my_commands``."""
+    # The table refers to the handlers, which use this module: read when first needed.
+    from bot.commands import menu
+
+    return menu(lang, private=private)
+
+
+def help_text(lang: str, *, private: bool) -> str:
+    header = t("help-header_private" if private else "help-header_group", lang)
+    lines = [header, ""]
+    lines.extend(f"/{name} — {desc}" for name, desc in commands(lang, private=private))
+    lines.extend(["", t("help-footer", lang)])
+    return "\n".join(lines)
+
+
+def rules_text(
+    preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
+) -> str:
+    """The preset's rules in at most 25 lines, from its values (``variant`` may carry the chat's
+    overrides; by default the preset itself). ``running``: they are the running game's."""
+    name = preset_name.strip().lower()
+    if variant is None:
+        if name not in PRESETS:
+            return t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))
+        variant = PRESETS[name]
+    v = variant
+    header = t("rules-header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name))
+    notes = [t("rules-running", lang)] if running else []
+    if PRESETS.get(v.name) not in (None, v):
+        notes.append(t("rules-chat_overrides", lang))
+    if notes:
+        header += "\n" + " ".join(notes)
+    lines = [
+        header,
+        t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats),
+        t(f"rules-deck-{v.deck.value}", lang),
+        t(f"rules-values-{v.values.value}", lang),
+    ]
+    if v.ace_low_on_bust and v.values.value == "russian":
+        lines.append(t("rules-ace_low", lang))
+    if v.jokers_wild:
+        lines.append(t("rules-jokers", lang))
+    lines.append(t(f"rules-bank-{v.bank_mode.value}", lang))
+    if v.bank_limit is not None:
+        lines.append(t("rules-bank_limit", lang, limit=v.bank_limit))
+    lines.append(t("rules-deal", lang, count=v.first_deal))
+    if v.banker_card_up:
+        lines.append(t("rules-banker_up", lang))
+    if v.show_bottom:
+        lines.append(t("rules-bottom", lang))
+    lines.append(t(f"rules-stakes-{v.stake_timing.value}", lang))
+    lines.append(
+        t("rules-cap-shared" if v.stake_cap is StakeCap.SHARED else "rules-cap-bank", lang)
+    )
+    lines.append(t("rules-max_cards", lang, count=v.max_cards))
+    if v.instant_21:
+        lines.append(t("rules-instant_21", lang))
+    if v.golden_point:
+        lines.append(t("rules-golden", lang))
+    if v.naturals:
+        lines.append(t("rules-naturals", lang))
+    if v.bust_fine_percent:
+        lines.append(t("rules-fine", lang, percent=v.bust_fine_percent))
+    else:
+        lines.append(t("rules-no_fine", lang))
+    if v.both_bust_quits:
+        lines.append(t("rules-both_bust", lang))
+    lines.append(t("rules-dark" if v.dark_draw else "rules-no_dark", lang))
+    lines.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
+    lines.append(t(f"rules-pass-{v.bank_passing.value}", lang))
+    if v.voluntary_pass_after is not None:
+        lines.append(t("rules-pass-voluntary", lang, rounds=v.voluntary_pass_after))
+    if v.end_when_all_dealt:
+        lines.append(t("rules-end_all_dealt", lang))
+    lines.append(t(f"rules-order-{v.turn_order.value}", lang))
+    others = [p for p in PRESET_ORDER if p != v.name]
+    lines.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
+    return "\n".join(lines[:25])
+
+
+def _top_name(row: LeaderboardRow, lang: str) -> str:
+    """A player's name on /top; the house banker's in the reader's language."""
+    return house_name(lang) if row.user_id == HOUSE_ID else row.name
+
+
+def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
+    """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result)."""
+    period_key = f"top-period-{period}"
+    label = t(period_key, lang)
+    if label == period_key:
+        label = html.escape(period)
+    head = [t("top-header", lang, period=label)]
+    if not rows:
+        return "\n".join([*head, t("top-empty", lang)])
+    body = []
+    for i, row in enumerate(rows):
+        place = MEDALS[i] if i < len(MEDALS) else f"{i + 1}."
+        if period == "all":
+            line = t(
+                "top-row",
+                lang,
+                place=place,
+                name=escape_name(_top_name(row, lang)),
+                balance=row.balance,
+                net=_signed(row.net),
+                rounds=row.rounds,
+            )
+            if row.bank:
+                line += " " + t("held-bank_note", lang, bank=row.bank)
+        else:
+            line = t(
+                "top-row_period",
+                lang,
+                place=place,
+                name=escape_name(_top_name(row, lang)),
+                net=_signed(row.net),
+                rounds=row.rounds,
+                wins=row.wins,
+            )
+        body.append(line)
+    return _fit(head, body, [], lang)
+
+
+def stats(st: PlayerStats | None, name: str, lang: str) -> str:
+    shown = escape_name(name)
+    if st is None or st.rounds == 0:
+        return t("stats-none", lang, name=shown)
+    percent = round(100 * st.wins / st.rounds) if st.rounds else 0
+    return "\n".join(
+        [
+            t("stats-header", lang, name=html.escape(_short(name))),
+            t(
+                "stats-rounds",
+                lang,
+                rounds=st.rounds,
+                wins=st.wins,
+                losses=st.losses,
+                pushes=st.pushes,
+            ),
+            t("stats-win_rate", lang, percent=percent),
+            t(
+                "stats-special",
+                lang,
+                twentyones=st.twentyones,
+                golden=st.golden_points,
+                busts=st.busts,
+            ),
+            t("stats-money", lang, biggest=st.biggest_win, net=_signed(st.net)),
+        ]
+    )
+
+
+def balance(name: str, amount: int, lang: str, bank: int = 0) -> str:
+    """``amount``: all the person's chips, ``bank`` of them in the bank he is holding."""
+    line = t("balance-line", lang, name=escape_name(name), amount=amount)
+    return line + (" " + t("held-bank_note", lang, bank=bank) if bank else "")
+
+
+def balances(rows: Sequence[tuple[str | None, int]], lang: str) -> str:
+    """A private /balance: (chat title or None when unknown, balance) per chat played in."""
+    if not rows:
+        return t("balance-private_none", lang)
+    lines = [t("balance-private_header", lang)]
+    for title, amount in rows:
+        if title is None:
+            lines.append(t("balance-private_line_untitled", lang, amount=amount))
+        else:
+            lines.append(t("balance-private_line", lang, chat=html.escape(title), amount=amount))
+    return "\n".join(lines)
+
+
+def chart_title(name: str, lang: str) -> str:
+    """The chart's own title: plain text drawn into the picture, not HTML."""
+    return t("chart-title", lang, name=_short(name, 32))
+
+
+def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
+    """The photo's caption (HTML): the current balance against the first one charted."""
+    return t(
+        "chart-caption",
+        lang,
+        name=escape_name(name),
+        amount=amount,
+        start=start,
+        net=_signed(amount - start),
+    )

@@ -1,0 +1,247 @@
+"""The end of a round and of a game: the showdown with every payment, the provably fair deck and
+/verify, the summary of a finished session, and «end the game?» with its buttons."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import EndButton
+from bot.i18n import t
+from bot.render.common import (
+    MAX_TEXT,
+    MEDALS,
+    Rendered,
+    Snapshot,
+    _action_rows,
+    _clip_alert,
+    _codes_text,
+    _fit,
+    _markup,
+    _name,
+    _short,
+    _signed,
+    escape_name,
+)
+from bot.render.tables import next_round_note
+from rules.events import (
+    RevealedShuffle,
+    RoundSettled,
+    SessionEnded,
+)
+from rules.fairness import verify_commitment, verify_deal
+from rules.table import Phase
+
+# ---------------------------------------------------------------------- showdown
+
+
+def _payment(stake: int, net: int, outcome: str, lang: str, due: int = 0) -> str:
+    if net > 0 and due > net:
+        # The bank ran dry before this winner: say what was due and why it is less.
+        return t("pay-win_short", lang, amount=net, due=due)
+    if outcome == "push" and net == 0 and due > 0:
+        return t("pay-push_dry", lang, due=due)
+    if outcome == "win" or net > 0:
+        return t("pay-win", lang, amount=net)
+    if outcome == "lose" or net < 0:
+        lost = -net
+        if lost > stake > 0:
+            return t("pay-lose_fine", lang, amount=lost, fine=lost - stake)
+        return t("pay-lose", lang, amount=lost)
+    return t("pay-push", lang)
+
+
+def result(s: Snapshot, settled: RoundSettled) -> Rendered:
+    game, lang = s.game, s.lang
+    head = [t("result-header", lang, round=settled.round_no)]
+    banker_cards = _codes_text(settled.banker_cards) or t("table-no_cards", lang)
+    banker_line = t(
+        "result-banker",
+        lang,
+        name=_name(s, settled.banker),
+        cards=banker_cards,
+        total=settled.banker_total,
+    )
+    if settled.banker_bust:
+        banker_line += " · " + t("result-bust", lang)
+    head.append(banker_line)
+    body: list[str] = []
+    banker_net = 0
+    for r in settled.results:
+        if r.outcome == "out":
+            body.append(t("result-out_row", lang, name=_name(s, r.player)))
+            continue
+        banker_net -= r.net
+        marks = []
+        if r.golden:
+            marks.append(t("result-golden", lang))
+        elif r.twenty_one:
+            marks.append(t("result-twenty_one", lang))
+        if r.natural:
+            marks.append(t("result-natural", lang))
+        if r.bust:
+            marks.append(t("result-bust", lang))
+        if r.dark:
+            marks.append(t("result-dark", lang))
+        total = f"<b>{r.total}</b>" + (" " + ", ".join(marks) if marks else "")
+        body.append(
+            t(
+                "result-row",
+                lang,
+                name=_name(s, r.player),
+                cards=_codes_text(r.cards) or t("table-no_cards", lang),
+                total=total,
+                payment=_payment(r.stake, r.net, r.outcome, lang, r.due),
+            )
+        )
+    tail = [
+        "",
+        t("result-banker_net", lang, amount=_signed(banker_net)),
+        t("result-bank", lang, bank=settled.bank),
+        t("result-balances", lang),
+    ]
+    # The banker's chips are his balance and the bank he holds (back to him when it passes).
+    balances = [
+        t(
+            "result-balance_row_bank",
+            lang,
+            name=_name(s, p),
+            amount=amount + settled.bank,
+            bank=settled.bank,
+        )
+        if p == settled.banker and settled.bank > 0
+        else t("result-balance_row", lang, name=_name(s, p), amount=amount)
+        for p, amount in settled.balances
+    ]
+    note = next_round_note(s, lang) if game.phase is Phase.ROUND_OVER else ""
+    if note:
+        balances = [*balances, "", note]
+    deck = _deck_reveal(settled, lang)
+    text_ = _fit(head, body, [*tail, *balances, *deck], lang)
+    if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
+        text_ = _fit(head, body, [*tail, *deck], lang)
+    rows: list[list[InlineKeyboardButton]] = []
+    if game.phase is Phase.ROUND_OVER:
+        rows = _action_rows(s, peek=False)
+    return Rendered(text_, _markup(rows))
+
+
+# ---------------------------------------------------------------------- provably fair deck
+
+
+def _deck_reveal(settled: RoundSettled, lang: str) -> list[str]:
+    """The result's last lines: each shuffle's full commitment and its salt, and /verify."""
+    if not settled.shuffles:
+        return []
+    lines = [""]
+    many = len(settled.shuffles) > 1
+    for n, shuffle in enumerate(settled.shuffles, 1):
+        label = f" {n}" if many else ""
+        lines.append(
+            t("result-deck", lang, n=label, commitment=shuffle.commitment, salt=shuffle.salt)
+        )
+    lines.append(t("result-verify_hint", lang, round=str(settled.round_no)))
+    return lines
+
+
+def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:
+    """The answer to /verify for a settled round: for each shuffle the commitment, the salt, the
+    committed order and the cards dealt from it, checked with :mod:`rules.fairness`."""
+    if not shuffles:
+        return t("verify-legacy", lang, round=round_no)
+    lines = [t("verify-header", lang, round=round_no)]
+    all_ok = True
+    for n, shuffle in enumerate(shuffles, 1):
+        hash_ok = verify_commitment(shuffle.commitment, shuffle.order, shuffle.salt)
+        deal_ok = verify_deal(shuffle.order, shuffle.dealt)
+        all_ok = all_ok and hash_ok and deal_ok
+        lines += [
+            "",
+            t("verify-recycled" if shuffle.recycled else "verify-shuffle", lang, n=n),
+            t("verify-commitment", lang, value=html.escape(shuffle.commitment)),
+            t("verify-salt", lang, value=html.escape(shuffle.salt)),
+            # Cards as the table shows them; the codes that are hashed are explained in words.
+            t("verify-order", lang, value=_codes_text(shuffle.order)),
+            t(
+                "verify-dealt",
+                lang,
+                count=len(shuffle.dealt),
+                value=_codes_text(shuffle.dealt) or "—",
+            ),
+            t("verify-hash_ok" if hash_ok else "verify-hash_bad", lang)
+            + " · "
+            + t("verify-deal_ok" if deal_ok else "verify-deal_bad", lang),
+        ]
+    lines += ["", t("verify-ok" if all_ok else "verify-bad", lang), t("verify-how", lang)]
+    text_ = "\n".join(lines)
+    return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
+
+
+def session_end(
+    s: Snapshot, ended: SessionEnded, *, ended_by: str | None = None, expired: bool = False
+) -> Rendered:
+    """The one summary of a finished game: a single line saying why (who ended it — ``ended_by``
+    is that person's raw name —, that it expired, or the rule that ended it), then the final
+    balances."""
+    lang = s.lang
+    if ended_by is not None:
+        head = [t("end-header_by", lang, name=escape_name(ended_by))]
+    elif expired:
+        head = [t("game-expired", lang)]
+    else:
+        reason_key = f"end-reason-{ended.reason}"
+        reason = t(reason_key, lang)
+        if reason == reason_key:
+            reason = t("end-reason-other", lang)
+        head = [t("end-header", lang), reason, *_end_details(s, ended, lang)]
+    head += ["", t("end-balances", lang)]
+    ranked = sorted(ended.balances, key=lambda pair: -pair[1])
+    body = [
+        f"{MEDALS[i] if i < len(MEDALS) else f'{i + 1}.'} "
+        + t("result-balance_row", lang, name=_name(s, p), amount=amount)
+        for i, (p, amount) in enumerate(ranked)
+    ]
+    tail = ["", t("end-new_game", lang)]
+    return Rendered(_fit(head, body, tail, lang), None)
+
+
+def _end_details(s: Snapshot, ended: SessionEnded, lang: str) -> list[str]:
+    """Why nobody could take the bank: who turned it down, who had no chips, who held it."""
+    if ended.reason not in ("no_banker", "all_dealt", "no_players"):
+        return []
+    lines = []
+    groups = [("end-declined", ended.declined), ("end-broke", ended.broke)]
+    if ended.reason != "no_players" and ended.declined:
+        groups.append(("end-dealt", ended.dealt))
+    for key, players in groups:
+        if players:
+            lines.append(t(key, lang, names=", ".join(_name(s, p) for p in players)))
+    return lines
+
+
+def end_confirm(
+    name: str, game_id: int, user_id: int, expires: int, seconds: int, lang: str
+) -> Rendered:
+    """«End the game?» in the group: buttons only the asker's press counts on, until
+    ``expires`` (unix time)."""
+    rows = [
+        [
+            InlineKeyboardButton(
+                t("btn-endgame_yes", lang),
+                callback_data=EndButton(game_id, user_id, expires, True).encode(),
+            ),
+            InlineKeyboardButton(
+                t("btn-endgame_no", lang),
+                callback_data=EndButton(game_id, user_id, expires, False).encode(),
+            ),
+        ]
+    ]
+    body = t("endgame-confirm", lang, name=escape_name(name), seconds=seconds)
+    return Rendered(body, InlineKeyboardMarkup(rows))
+
+
+def end_not_yours(name: str, lang: str) -> str:
+    """The alert for someone else's press on «end the game?» (plain text: alerts have no HTML)."""
+    return _clip_alert(t("endgame-not_yours", lang, name=_short(name)))

@@ -1,0 +1,181 @@
+"""The actions of a round and of its end: stakes, drawing (a card, a dark card, standing), the
+clock running out, the next round and ending the session — each as ``verify_x``, ``can_x`` and
+``x`` (see rules.game)."""
+
+from __future__ import annotations
+
+from rules.errors import (
+    AmountOutOfRange,
+    CannotAfford,
+    DeckExhausted,
+    IllegalAction,
+    OptionDisabled,
+    TooManyCards,
+    WrongPhase,
+)
+from rules.events import Event, StakePlaced, Stood
+from rules.flow import RoundFlow
+from rules.state import is_whole
+from rules.table import HandStatus, Phase
+
+END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
+
+
+class PlayActions(RoundFlow):
+    """What the players do during a round, and what ends it or the session."""
+
+    # ------------------------------------------------------------------ stakes
+
+    def verify_stake(self, player: int, amount: int) -> None:
+        self._verify_someone_else(player)
+        self._verify_phase(Phase.STAKE)
+        self._verify_turn(player)
+        low, high = self.stake_range(player)
+        if not is_whole(amount):
+            raise AmountOutOfRange(
+                f"the stake must be a whole number between {low} and {high}",
+                minimum=low,
+                maximum=high,
+                what="stake",
+            )
+        if not low <= amount <= high:
+            seat = self.seat(player)
+            # "Cannot afford" only where the bank would take the stake but the balance cannot
+            # cover its worst case; anything above the bank's limit is simply out of range.
+            if high < amount <= self._stake_cap(player):
+                raise CannotAfford(
+                    f"a stake of {amount} is not covered by the balance of {seat.balance}",
+                    minimum=low,
+                    maximum=high,
+                    balance=seat.balance,
+                )
+            raise AmountOutOfRange(
+                f"the stake must be between {low} and {high}",
+                minimum=low,
+                maximum=high,
+                what="stake",
+            )
+
+    def can_stake(self, player: int, amount: int) -> bool:
+        return self._can(self.verify_stake, player, amount)
+
+    def stake(self, player: int, amount: int) -> list[Event]:
+        self.verify_stake(player, amount)
+        self._begin({"a": "stake", "p": player, "amount": amount})
+        hand = self.hands[player]
+        hand.stake = amount
+        hand.status = HandStatus.STAKED
+        self._emit(StakePlaced(player, amount))
+        self._advance()
+        return self._finish()
+
+    # ------------------------------------------------------------------ drawing
+
+    def verify_hit(self, player: int) -> None:
+        self._verify_drawing(player)
+        hand = self.hands[player]
+        if len(hand.cards) >= self.variant.max_cards:
+            raise TooManyCards(
+                f"a hand holds at most {self.variant.max_cards} cards",
+                maximum=self.variant.max_cards,
+            )
+        if not self.stock and not self.discards:
+            raise DeckExhausted("no cards are left to deal")
+
+    def can_hit(self, player: int) -> bool:
+        return self._can(self.verify_hit, player)
+
+    def hit(self, player: int) -> list[Event]:
+        self.verify_hit(player)
+        self._begin({"a": "hit", "p": player})
+        self._take_card(player, dark=False)
+        self._after_card(player)
+        self._advance()
+        return self._finish()
+
+    def verify_dark(self, player: int) -> None:
+        if not self.variant.dark_draw:
+            raise OptionDisabled("dark draw is off in this game", option="dark_draw")
+        self._verify_drawing(player)
+        if player == self.banker:
+            raise OptionDisabled("the banker does not draw dark", option="dark_draw")
+        self.verify_hit(player)
+
+    def can_dark(self, player: int) -> bool:
+        return self._can(self.verify_dark, player)
+
+    def dark(self, player: int) -> list[Event]:
+        """Take one card unseen; it ends the player's drawing and shows at the showdown."""
+        self.verify_dark(player)
+        self._begin({"a": "dark", "p": player})
+        self._take_card(player, dark=True)
+        self.hands[player].status = HandStatus.STOOD
+        self._emit(Stood(player, "dark"))
+        self._advance()
+        return self._finish()
+
+    def verify_stand(self, player: int) -> None:
+        self._verify_drawing(player)
+
+    def can_stand(self, player: int) -> bool:
+        return self._can(self.verify_stand, player)
+
+    def stand(self, player: int) -> list[Event]:
+        self.verify_stand(player)
+        self._begin({"a": "stand", "p": player})
+        self.hands[player].status = HandStatus.STOOD
+        self._emit(Stood(player, "choice"))
+        self._advance()
+        return self._finish()
+
+    # ------------------------------------------------------------------ timers and the end
+
+    def verify_timeout(self) -> None:
+        self._verify_not_over()
+        if self.phase not in (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER):
+            raise WrongPhase("nobody is on the clock now", phase=self.phase.value)
+
+    def can_timeout(self) -> bool:
+        return self._can(self.verify_timeout)
+
+    def timeout(self) -> list[Event]:
+        """The player on the clock was idle: a banker declines the bank, a staker sits the round
+        out, a drawer stands."""
+        self.verify_timeout()
+        self._begin({"a": "timeout"})
+        if self.phase is Phase.BANK:
+            self._decline_bank()
+        else:
+            assert self.turn is not None
+            self._default_move(self.turn, reason="timeout")
+            self._advance()
+        return self._finish()
+
+    def verify_next_round(self) -> None:
+        self._verify_phase(Phase.ROUND_OVER)
+
+    def can_next_round(self) -> bool:
+        return self._can(self.verify_next_round)
+
+    def next_round(self) -> list[Event]:
+        self.verify_next_round()
+        self._begin({"a": "next_round"})
+        self._open_round()
+        return self._finish()
+
+    def verify_end(self) -> None:
+        self._verify_not_over()
+
+    def can_end(self) -> bool:
+        return self._can(self.verify_end)
+
+    def end(self, reason: str = "ended") -> list[Event]:
+        """End the session now. Stakes of an unfinished round are void (they never moved); what is
+        in the bank goes back to the banker. ``reason``: "ended" (someone ended it), "expired"
+        (nobody played for too long), "unreachable" (the table can no longer be shown)."""
+        self.verify_end()
+        if reason not in END_REASONS:
+            raise IllegalAction(f"unknown reason to end: {reason!r}", reason=reason)
+        self._begin({"a": "end"} | ({"reason": reason} if reason != "ended" else {}))
+        self._end_session(reason)
+        return self._finish()

@@ -1,0 +1,206 @@
+"""The actions of seating and of the bank: join, leave, start (the lot), naming the bank and
+handing it on — each as ``verify_x``, ``can_x`` and ``x`` (see rules.game)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.errors import (
+    AlreadySeated,
+    AmountOutOfRange,
+    CannotCoverStake,
+    CannotPassBank,
+    IllegalAction,
+    NotEnoughPlayers,
+    TableFull,
+    WrongPhase,
+)
+from rules.events import Event, LeaveScheduled, PlayerSeated
+from rules.flow import RoundFlow
+from rules.state import MAX_AMOUNT, is_whole
+from rules.table import Phase, Seat
+
+
+class SeatingActions(RoundFlow):
+    """Who sits at the table, who banks, and with how much."""
+
+    # ------------------------------------------------------------------ seating
+
+    def verify_join(self, player: int, balance: int, *, house: bool = False) -> None:
+        self._verify_not_over()
+        if house and (self.phase is not Phase.LOBBY or self.house is not None):
+            raise IllegalAction("the house banker is seated once, in the lobby", player=player)
+        # During a round a newcomer is seated at once and plays from the next round (the
+        # hands of this one are dealt: see table-waiting_next).
+        if self.is_seated(player):
+            raise AlreadySeated(f"player {player} is already seated", player=player)
+        if len(self.seats) >= self.variant.max_seats:
+            raise TableFull(
+                f"the table is full ({self.variant.max_seats} seats)",
+                seats=self.variant.max_seats,
+            )
+        if not is_whole(balance) or not 0 <= balance <= MAX_AMOUNT:
+            raise AmountOutOfRange(
+                "a balance must be between 0 and the limit", minimum=0, maximum=MAX_AMOUNT
+            )
+
+    def verify_covers_seat(self, balance: int) -> None:
+        """Refuse a newcomer whose balance does not cover the smallest stake with its worst
+        case (the fine): he would sit out every round in a seat a friend could have.
+
+        A policy of whoever seats people, apart from ``verify_join``: the engine itself seats
+        any balance (a seat that runs dry in a session stays, sitting out, and a replayed log
+        must seat whoever it seated).
+        """
+        if self._affordable(balance) < 1:
+            raise CannotCoverStake(
+                f"a balance of {balance} does not cover the smallest stake",
+                balance=balance,
+                minimum=self.seat_minimum(),
+            )
+
+    def covers_seat(self, balance: int) -> bool:
+        return self._can(self.verify_covers_seat, balance)
+
+    def seat_minimum(self) -> int:
+        """The smallest balance that covers the smallest stake (1) plus its fine."""
+        return 1 + self.fine_for(1)
+
+    def can_join(self, player: int, balance: int) -> bool:
+        return self._can(self.verify_join, player, balance)
+
+    def join(self, player: int, balance: int, *, house: bool = False) -> list[Event]:
+        """Seat ``player``; ``house=True`` seats the house banker, who banks every round."""
+        self.verify_join(player, balance, house=house)
+        entry: dict[str, Any] = {"a": "join", "p": player, "balance": balance}
+        if house:
+            entry["house"] = True
+        self._begin(entry)
+        if house:
+            self.house = player
+        self.seats.append(Seat(player, balance))
+        self._emit(PlayerSeated(player, balance))
+        return self._finish()
+
+    def verify_leave(self, player: int) -> None:
+        self._verify_not_over()
+        seat = self.seat(player)
+        if seat.leaving:
+            raise IllegalAction("already leaving at the end of this round", player=player)
+
+    def can_leave(self, player: int) -> bool:
+        return self._can(self.verify_leave, player)
+
+    def leave(self, player: int) -> list[Event]:
+        """Leave now between rounds; during a round, stand (or sit out) and leave when it ends."""
+        self.verify_leave(player)
+        self._begin({"a": "leave", "p": player})
+        naming_bank = self.phase is Phase.BANK
+        if self.phase in (Phase.LOBBY, Phase.ROUND_OVER, Phase.BANK):
+            self._remove_seat(player, reason="leaving")
+            self._after_seating_change()
+            if naming_bank and self.phase is Phase.ROUND_OVER:
+                # The banker left before naming the bank: no round was played, so the next
+                # banker names it now (not "round over" on a round that never was).
+                self._open_round()
+        elif player not in self.hands:
+            # Seated during this round, so not playing in it: nothing to wait for.
+            self._remove_seat(player, reason="leaving")
+        else:
+            self.seat(player).leaving = True
+            self._emit(LeaveScheduled(player))
+            if self.turn == player:
+                self._default_move(player, reason="leaving")
+                self._advance()
+        return self._finish()
+
+    # ------------------------------------------------------------------ start and bank
+
+    def verify_start(self) -> None:
+        self._verify_not_over()
+        if self.phase is not Phase.LOBBY:
+            raise WrongPhase("the game has already started", phase=self.phase.value)
+        able = [s for s in self.seats if s.balance >= 1]
+        if len(self.seats) < self.variant.min_seats or len(able) < 2:
+            raise NotEnoughPlayers(
+                f"at least {self.variant.min_seats} players with chips are needed",
+                minimum=self.variant.min_seats,
+            )
+
+    def can_start(self) -> bool:
+        return self._can(self.verify_start)
+
+    def start(self) -> list[Event]:
+        """Choose the first banker by lot and open the first round."""
+        self.verify_start()
+        self._begin({"a": "start"})
+        if self.house is not None and self.seat(self.house).balance >= 1:
+            self._make_banker(self.house, by_lot=False)  # the house banks; no lot is drawn
+        else:
+            eligible = [s.player for s in self.seats if s.balance >= 1]
+            index = self.source.below(len(eligible))
+            self.log.append({"a": "lot", "i": index})
+            self._make_banker(eligible[index], by_lot=True)
+        self._open_round()
+        return self._finish()
+
+    def verify_set_bank(self, player: int, amount: int) -> None:
+        self._verify_someone_else(player)
+        self._verify_phase(Phase.BANK)
+        self._verify_turn(player)
+        maximum = self._bank_maximum()
+        if not is_whole(amount) or not 1 <= amount <= maximum:
+            raise AmountOutOfRange(
+                f"the bank must be between 1 and {maximum}",
+                minimum=1,
+                maximum=maximum,
+                what="bank",
+            )
+
+    def can_set_bank(self, player: int, amount: int) -> bool:
+        return self._can(self.verify_set_bank, player, amount)
+
+    def set_bank(self, player: int, amount: int) -> list[Event]:
+        self.verify_set_bank(player, amount)
+        self._begin({"a": "set_bank", "p": player, "amount": amount})
+        self._fund_bank(amount)
+        self._deal_round()
+        return self._finish()
+
+    def verify_pass_bank(self, player: int) -> None:
+        self._verify_not_over()
+        if self.banker != player:
+            raise CannotPassBank(
+                "only the banker can hand the bank on",
+                player=player,
+                banker=self.banker,
+                why="not_banker",
+            )
+        if self.phase is Phase.BANK:
+            return  # declining the bank is always allowed
+        if self.phase is not Phase.ROUND_OVER:
+            raise WrongPhase("the bank is handed on between rounds", phase=self.phase.value)
+        rounds = self.variant.voluntary_pass_after
+        if rounds is None:
+            raise CannotPassBank(
+                "this variant does not let the banker hand the bank on", why="never"
+            )
+        if self.banker_rounds < rounds:
+            raise CannotPassBank(
+                f"the bank can be handed on after {rounds} rounds",
+                rounds=rounds,
+                played=self.banker_rounds,
+                why="rounds",
+            )
+
+    def can_pass_bank(self, player: int) -> bool:
+        return self._can(self.verify_pass_bank, player)
+
+    def pass_bank(self, player: int) -> list[Event]:
+        self.verify_pass_bank(player)
+        self._begin({"a": "pass_bank", "p": player})
+        if self.phase is Phase.BANK:
+            self._decline_bank()
+        else:
+            self._pass_bank("voluntary")
+        return self._finish()

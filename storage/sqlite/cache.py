@@ -1,0 +1,80 @@
+"""The in-memory copies of committed chat settings and users (cachetools LRU caches), and the
+bookkeeping of which rows a batch of transactions wrote."""
+
+from __future__ import annotations
+
+import enum
+from typing import Final, TypeVar
+
+from cachetools import LRUCache
+
+from storage.models import ChatSettings, User
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Miss(enum.Enum):
+    """What a cache lookup returns for a key it does not hold (None is a cacheable value)."""
+
+    MISS = enum.auto()
+
+
+MISS: Final = _Miss.MISS
+
+
+class Writes:
+    """The chats and users a transaction wrote: not to be read from, nor put into, the caches
+    until it is over, and to be forgotten by them again then."""
+
+    __slots__ = ("chats", "users")
+
+    def __init__(self) -> None:
+        self.chats: set[int] = set()
+        self.users: set[int] = set()
+
+
+class Caches:
+    """In-memory copies of committed chat settings and users, owned by one SqliteStorage.
+
+    Valid only because every change of these rows goes through that storage object (one bot
+    process owns a database): a transaction that writes a row evicts it at the write and once
+    more when it is over, and a value read inside a transaction is cached only if that
+    transaction has not written the row, so a value nobody committed is never cached.
+    """
+
+    def __init__(self, size: int) -> None:
+        # Least recently used forgotten first; None (no such user) is cached too.
+        self.chats: LRUCache[int, ChatSettings] = LRUCache(size)
+        self.users: LRUCache[int, User | None] = LRUCache(size)
+
+    def clear(self) -> None:
+        self.chats.clear()
+        self.users.clear()
+
+    def forget(self, writes: Writes) -> None:
+        for chat_id in writes.chats:
+            self.chats.pop(chat_id, None)
+        for user_id in writes.users:
+            self.users.pop(user_id, None)
+
+
+def remember(cache: LRUCache[K, V], key: K, value: V) -> None:
+    """cache[key] = value; a cache of size 0 keeps nothing (cachetools would refuse the value)."""
+    if cache.maxsize > 0:
+        cache[key] = value
+
+
+def private_settings(settings: ChatSettings) -> ChatSettings:
+    """The cached settings with a dict of overrides of its own, which the caller may change."""
+    if not settings.overrides:
+        return settings
+    return ChatSettings(
+        settings.chat_id,
+        settings.language,
+        settings.preset,
+        dict(settings.overrides),
+        settings.turn_timeout,
+        settings.house_banker,
+        settings.daily_refill,
+    )

@@ -1,0 +1,381 @@
+"""SqliteStorage, the owner of the one aiosqlite connection of a process: its lock, its PRAGMAs,
+the group commit of concurrent transactions, and the caches it keeps. The reads and writes of
+each group of tables live in their own modules (games, ledger, stats, chats, delivery,
+chat_migration), as mixins assembled here and in transaction.py."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Any, Final, TypeVar
+
+import aiosqlite
+
+from storage.errors import CorruptDatabase, DatabaseTooNew, StorageError, TransactionClosed
+from storage.interface import Storage, Transaction
+from storage.migrations import MIGRATIONS, Migration, migrate, schema_version
+from storage.models import ChatSettings, User
+from storage.sqlite.base import Params, Row
+from storage.sqlite.block import SAVEPOINT, Batch, pipeline, uninterrupted
+from storage.sqlite.cache import MISS, Caches, private_settings, remember
+from storage.sqlite.chats import ChatReads
+from storage.sqlite.delivery import DeliveryReads
+from storage.sqlite.games import GameQueries, GameReads
+from storage.sqlite.ledger import LedgerQueries, LedgerReads
+from storage.sqlite.stats import StatsQueries
+from storage.sqlite.transaction import SqliteTransaction
+
+T = TypeVar("T")
+
+SYNCHRONOUS_MODES: Final = frozenset({"FULL", "NORMAL", "EXTRA"})
+BUSY_TIMEOUT_MS: Final = 5000
+# Entries of each read cache (chat settings, users): a few MB at most.
+CACHE_SIZE: Final = 50_000
+# Group commit: a batch of transaction blocks is committed once no other transaction waits for
+# the connection, or at the latest when it holds this many blocks or is this old (seconds).
+BATCH_MAX_BLOCKS: Final = 64
+BATCH_MAX_AGE: Final = 0.020
+
+
+def _owner_only(path: str) -> None:
+    """Creates the database file readable by its owner only (0600), or takes group and other
+    rights away from an existing one: it holds the live round's deck order and salts. SQLite
+    gives its -wal and -shm files the mode of the database file."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        mode = os.stat(path).st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+    except OSError:
+        return  # no such directory, no rights: SQLite's own error below says it better
+    else:
+        os.close(descriptor)
+
+
+class SqliteStorage(
+    ChatReads,
+    GameReads,
+    GameQueries,
+    LedgerReads,
+    LedgerQueries,
+    StatsQueries,
+    DeliveryReads,
+    Storage,
+):
+    """SQLite through one aiosqlite connection.
+
+    Transactions and reads of this object are serialized by an asyncio.Lock: a single connection
+    has a single transaction, and a read interleaved with another task's open transaction would
+    see that transaction's uncommitted writes. Other processes are kept out by BEGIN IMMEDIATE
+    and busy_timeout.
+
+    One bot process owns a database: chat settings and users, read on every action, are cached
+    in memory (`cache_size` entries each, least recently used forgotten first) and the cache
+    learns of changes only through this object's transactions. A change of the chats or users
+    tables made by anyone else (another process, another SqliteStorage on the same file, a
+    hand-run sqlite3) is not seen by get_chat/get_user until the next start().
+
+    Group commit: the blocks of concurrent `transaction()`s run one at a time, as before, but
+    in one SQLite transaction, each in a savepoint of its own, and COMMIT once for the batch,
+    so that under synchronous=FULL they share one fsync. A batch commits when a block ends and
+    no other transaction waits for the lock (so a lone action commits at once, as before), or
+    when it holds BATCH_MAX_BLOCKS blocks or is BATCH_MAX_AGE old. A block that fails is rolled
+    back alone (ROLLBACK TO its savepoint); a block that ends returns only once its batch has
+    committed, and if the COMMIT fails every block of the batch raises its error. Reads of this
+    object (outside transactions) commit an open batch before they read, so they never see
+    uncommitted data; so do stop(). A block cancelled while it waits for its batch's COMMIT
+    stays in the batch: as with a COMMIT interrupted before group commit, the canceller does
+    not learn whether it was committed.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        clock: Callable[[], float] = time.time,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        cache_size: int = CACHE_SIZE,
+        default_language: str = "ru",
+    ) -> None:
+        mode = synchronous.upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise ValueError(
+                f"synchronous must be one of {sorted(SYNCHRONOUS_MODES)}, got {synchronous!r}"
+            )
+        self.path = os.fspath(path)
+        self.synchronous = mode
+        self._clock = clock
+        self._migrations = tuple(migrations)
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+        self._caches = Caches(cache_size)
+        self._default_language = default_language
+        self._batch: Batch | None = None  # the open group commit, if any
+        self._writers = 0  # transactions waiting for the lock
+        self._flushes: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        if self._conn is not None:
+            raise StorageError("storage is already started")
+        self._caches.clear()  # whatever happened to the file meanwhile, read it anew
+        try:
+            _owner_only(self.path)
+            conn = await aiosqlite.connect(self.path, isolation_level=None)
+        except sqlite3.Error as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+        try:
+            await self._open(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+
+    async def _open(self, conn: aiosqlite.Connection) -> None:
+        supported = len(self._migrations)
+        # Checks come before any PRAGMA that writes (journal_mode rewrites the header), so a
+        # foreign, damaged or too-new file is refused without a single byte changed.
+        try:
+            found = await schema_version(conn)
+            if found > supported:
+                raise DatabaseTooNew(found, supported)
+            problems = [row[0] for row in await conn.execute_fetchall("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+        if problems != ["ok"]:
+            raise CorruptDatabase(self.path, "; ".join(str(p) for p in problems[:3]))
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await migrate(conn, self._migrations)
+        except sqlite3.DatabaseError as error:
+            raise CorruptDatabase(self.path, str(error)) from error
+
+    async def stop(self) -> None:
+        if self._conn is None:
+            return
+        async with self._lock:  # let a running transaction finish first
+            if self._conn is None:  # another stop() came first
+                return
+            if self._batch is not None:
+                with suppress(Exception):  # its blocks get the error
+                    await uninterrupted(self._commit(self._conn, self._batch))
+            conn, self._conn = self._conn, None
+            self._caches.clear()
+            await conn.close()
+        for task in list(self._flushes):  # they find nothing left to do
+            await task
+
+    def _check_not_owner(self) -> asyncio.Task[Any] | None:
+        """The current task; StorageError if it is inside its own transaction."""
+        task = asyncio.current_task()
+        if task is not None and self._owner is task:
+            raise StorageError(
+                "storage used directly inside its own open transaction (this would deadlock); "
+                "use the Transaction object's methods"
+            )
+        return task
+
+    @asynccontextmanager
+    async def _locked(self, *, writer: bool = False) -> AsyncIterator[aiosqlite.Connection]:
+        task = self._check_not_owner()
+        if writer:
+            # Counted while waiting: a block that ends leaves its batch open for them.
+            self._writers += 1
+            try:
+                await self._lock.acquire()
+            except BaseException:
+                self._writers -= 1
+                self._flush_soon()  # the batch may have been left open for this one
+                raise
+            self._writers -= 1
+        else:
+            await self._lock.acquire()
+        try:
+            if self._conn is None:
+                raise TransactionClosed("storage is not started")
+            self._owner = task
+            try:
+                yield self._conn
+            finally:
+                self._owner = None
+        finally:
+            self._lock.release()
+
+    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+        async with self._locked() as conn:
+            if self._batch is not None:
+                # Reads outside transactions see committed data only.
+                with suppress(Exception):  # the batch's blocks get the error
+                    await uninterrupted(self._commit(conn, self._batch))
+            return list(await conn.execute_fetchall(sql, params))
+
+    # The cached reads. A miss reads under the lock, after an open batch is committed: the value
+    # is committed, and no await comes between the read and the put that a write could slip into.
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        self._check_not_owner()  # fail fast whether or not the value is cached
+        cached = self._caches.chats.get(chat_id, MISS)
+        if cached is MISS:
+            cached = await self._fetch_chat(chat_id)
+            remember(self._caches.chats, chat_id, cached)
+        return private_settings(cached)
+
+    async def get_user(self, user_id: int) -> User | None:
+        self._check_not_owner()
+        cached = self._caches.users.get(user_id, MISS)
+        if cached is MISS:
+            cached = await self._fetch_user(user_id)
+            remember(self._caches.users, user_id, cached)
+        return cached
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        return self._transaction()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Transaction]:
+        async with self._locked(writer=True) as conn:
+            batch = self._batch
+            if batch is None:
+                batch = Batch(asyncio.get_running_loop().create_future())
+            batch.blocks += 1
+            tx = SqliteTransaction(conn, self._clock, self._caches, batch, self._default_language)
+            try:
+                if tx._first:
+                    self._batch = batch  # a failed BEGIN is undone like a failed block
+                    await conn.execute("BEGIN IMMEDIATE")
+                yield tx
+            except BaseException as error:
+                tx._close()
+                await self._settle(tx, self._undo_block(conn, tx, error))
+                raise
+            tx._close()
+            wait = await self._settle(tx, self._end_block(conn, tx))
+        if wait:
+            # Not holding the lock: the next blocks run meanwhile, and one of them (or a read,
+            # or stop()) commits. shield: a cancelled waiter must not cancel the batch's future.
+            await asyncio.shield(batch.done)
+
+    @staticmethod
+    async def _settle(tx: SqliteTransaction, step: Awaitable[T]) -> T:
+        """The end of a block. Once other blocks share the batch, they wait for the outcome, so
+        the step runs to its end even if this task is cancelled. A block alone in its batch
+        (every action when there is no concurrency) skips the cost of a task: if it is
+        cancelled in its COMMIT, the outcome is as unknown to its caller as it always was."""
+        if tx._first:
+            return await step
+        return await uninterrupted(step)
+
+    def _commit_now(self, batch: Batch) -> bool:
+        return (
+            self._writers == 0
+            or batch.blocks >= BATCH_MAX_BLOCKS
+            or time.monotonic() - batch.started >= BATCH_MAX_AGE
+        )
+
+    async def _end_block(self, conn: aiosqlite.Connection, tx: SqliteTransaction) -> bool:
+        """After a block that ended normally: commit its batch now (True: wait for it)."""
+        batch = tx._batch
+        if tx._broken is not None:
+            # It caught the error of its own savepoint and went on: undo the whole batch.
+            await self._abort(conn, batch, tx._broken)
+            raise tx._broken
+        if tx._savepoint:
+            batch.savepoint = True  # released by the next block or by COMMIT
+        if not self._commit_now(batch):
+            return True
+        await self._commit(conn, batch)  # its error is this block's too
+        return False
+
+    async def _undo_block(
+        self, conn: aiosqlite.Connection, tx: SqliteTransaction, error: BaseException
+    ) -> None:
+        """After a block that raised: undo its writes, and only its (the error propagates)."""
+        batch = tx._batch
+        self._caches.forget(batch.writes)
+        if tx._first:
+            # Alone in the SQLite transaction (or its BEGIN failed): ROLLBACK, the batch is over.
+            if self._batch is batch:
+                self._batch = None
+            batch.succeed()  # nobody waits for it
+            await self._rollback(conn)
+            return
+        if tx._savepoint and tx._broken is None:
+            try:
+                await pipeline(
+                    conn.execute(f"ROLLBACK TO {SAVEPOINT}"), conn.execute(f"RELEASE {SAVEPOINT}")
+                )
+            except BaseException as failure:
+                tx._broken = failure
+            else:
+                tx._savepoint = False
+        if tx._broken is not None or not conn.in_transaction:
+            # A savepoint failed, or SQLite rolled the whole transaction back by itself (e.g.
+            # after SQLITE_FULL): the batch's earlier blocks cannot be kept.
+            await self._abort(conn, batch, tx._broken or error)
+            return
+        if self._commit_now(batch):
+            with suppress(Exception):  # for the batch's other blocks; this one raises its own
+                await self._commit(conn, batch)
+
+    async def _commit(self, conn: aiosqlite.Connection, batch: Batch) -> None:
+        """COMMIT the open batch: its blocks learn the outcome from batch.done."""
+        assert self._batch is batch
+        self._batch = None
+        try:
+            await conn.execute("COMMIT")
+        except BaseException as error:
+            self._caches.forget(batch.writes)
+            batch.fail(error)
+            await self._rollback(conn)
+            raise
+        self._caches.forget(batch.writes)
+        batch.succeed()
+
+    async def _abort(self, conn: aiosqlite.Connection, batch: Batch, cause: BaseException) -> None:
+        """Roll the whole batch back: every block of it raises."""
+        if self._batch is batch:
+            self._batch = None
+        self._caches.forget(batch.writes)
+        if isinstance(cause, sqlite3.Error):
+            batch.fail(cause)
+        else:
+            error = StorageError(f"the batch of transactions was rolled back: {cause!r}")
+            error.__cause__ = cause
+            batch.fail(error)
+        await self._rollback(conn)
+
+    def _flush_soon(self) -> None:
+        """A transaction gave up waiting for the lock: if the batch was left open for it and
+        no other transaction will come, commit it from a task of its own."""
+        batch = self._batch
+        if batch is None or self._writers > 0:
+            return
+        task = asyncio.get_running_loop().create_task(self._flush(batch))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self, batch: Batch) -> None:
+        async with self._lock:
+            if self._batch is batch and self._conn is not None:
+                with suppress(Exception):  # its blocks get the error
+                    await uninterrupted(self._commit(self._conn, batch))
+
+    @staticmethod
+    async def _rollback(conn: aiosqlite.Connection) -> None:
+        # SQLite may already have rolled back by itself (e.g. after SQLITE_FULL), or a cancelled
+        # BEGIN may still be on its way to the connection's thread: ROLLBACK unconditionally (it
+        # runs after whatever is queued) and do not report its "no transaction is active" error,
+        # nor any other over the original error, the one worth raising.
+        with suppress(sqlite3.Error):
+            await conn.execute("ROLLBACK")

@@ -1,0 +1,59 @@
+"""Delivery bookkeeping: the update ids already processed and the digest of what each bot
+message shows."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from storage.sqlite.base import SqliteReads
+from storage.sqlite.block import TransactionBlock
+
+
+class DeliveryReads(SqliteReads):
+    """Reads of the bookkeeping, shared by the storage object and its transactions."""
+
+    async def is_processed(self, update_id: int) -> bool:
+        row = await self._row("SELECT 1 FROM processed_updates WHERE update_id = ?", (update_id,))
+        return row is not None
+
+    async def shown_digest(self, chat_id: int, message_id: int) -> str | None:
+        row = await self._row(
+            "SELECT digest FROM shown_messages WHERE chat_id = ? AND message_id = ?",
+            (chat_id, message_id),
+        )
+        return None if row is None else str(row[0])
+
+
+class DeliveryWrites(TransactionBlock):
+    """Updates claimed and messages shown, inside a transaction."""
+
+    async def claim_update(self, update_id: int) -> bool:
+        inserted = await self._execute(
+            "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?) "
+            "ON CONFLICT (update_id) DO NOTHING",
+            (update_id, self._clock()),
+        )
+        return inserted == 1
+
+    async def prune_processed(self, before: float) -> int:
+        return await self._execute(
+            "DELETE FROM processed_updates WHERE processed_at < ?", (before,)
+        )
+
+    async def record_shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        await self._execute(
+            "INSERT INTO shown_messages (chat_id, message_id, digest, shown_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET "
+            "digest = excluded.digest, shown_at = excluded.shown_at",
+            (chat_id, message_id, digest, self._clock()),
+        )
+
+    async def forget_shown(self, chat_id: int, message_ids: Collection[int]) -> None:
+        if message_ids:
+            await self._executemany(
+                "DELETE FROM shown_messages WHERE chat_id = ? AND message_id = ?",
+                [(chat_id, message_id) for message_id in sorted(set(message_ids))],
+            )
+
+    async def prune_shown(self, before: float) -> int:
+        return await self._execute("DELETE FROM shown_messages WHERE shown_at < ?", (before,))

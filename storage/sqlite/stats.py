@@ -1,0 +1,114 @@
+"""Statistics: per-player totals, the events leaderboards over a period are summed from, and
+the leaderboard itself (ranked with the banks the players hold)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from storage.models import LeaderboardRow, PlayerStats, StatsDelta
+from storage.sqlite.base import SqliteReads
+from storage.sqlite.block import TransactionBlock
+
+# The banks of chat ?1's unfinished games by their banker (read from the engine's state).
+_HELD_BANKS: Final = (
+    "SELECT json_extract(state, '$.engine.banker') AS user_id, sum(bank) AS bank FROM games "
+    "WHERE chat_id = ?1 AND status != 'finished' AND bank > 0 GROUP BY 1"
+)
+# How statistics are merged into a row: every field added, biggest_win the maximum.
+MERGE_STATS: Final = (
+    "rounds = rounds + excluded.rounds, wins = wins + excluded.wins, "
+    "losses = losses + excluded.losses, pushes = pushes + excluded.pushes, "
+    "twentyones = twentyones + excluded.twentyones, "
+    "golden_points = golden_points + excluded.golden_points, "
+    "busts = busts + excluded.busts, net = net + excluded.net, "
+    "biggest_win = max(biggest_win, excluded.biggest_win)"
+)
+_UPSERT_STATS: Final = (
+    "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
+    "golden_points, busts, net, biggest_win) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (chat_id, user_id) DO UPDATE SET " + MERGE_STATS
+)
+_INSERT_STAT_EVENT: Final = (
+    "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+class StatsQueries(SqliteReads):
+    """Reads of the storage object only: leaderboards, a player's statistics and held bank."""
+
+    async def leaderboard(
+        self, chat_id: int, *, since: float | None = None, limit: int = 10
+    ) -> list[LeaderboardRow]:
+        if since is None:
+            # A banker's chips are his balance and the bank he holds: ranked by both.
+            rows = await self._rows(
+                "SELECT p.user_id, p.name, p.balance + coalesce(h.bank, 0) AS chips, "
+                "coalesce(s.net, 0), coalesce(s.rounds, 0), coalesce(s.wins, 0), "
+                "coalesce(h.bank, 0) "
+                "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
+                f"LEFT JOIN ({_HELD_BANKS}) AS h ON h.user_id = p.user_id "
+                "WHERE p.chat_id = ?1 ORDER BY chips DESC, p.user_id LIMIT ?2",
+                (chat_id, limit),
+            )
+        else:
+            rows = await self._rows(
+                "SELECT p.user_id, p.name, p.balance, e.net, e.rounds, e.wins "
+                "FROM (SELECT user_id, sum(net) AS net, sum(rounds) AS rounds, "
+                "      sum(wins) AS wins FROM stat_events "
+                "      WHERE chat_id = ?1 AND created_at >= ?2 GROUP BY user_id) AS e "
+                "JOIN players AS p ON p.chat_id = ?1 AND p.user_id = e.user_id "
+                "ORDER BY e.net DESC, p.balance DESC, p.user_id LIMIT ?3",
+                (chat_id, since, limit),
+            )
+        return [LeaderboardRow(*row) for row in rows]
+
+    async def held_bank(self, chat_id: int, user_id: int) -> int:
+        row = await self._row(
+            f"SELECT coalesce(sum(bank), 0) FROM ({_HELD_BANKS}) WHERE user_id = ?2",
+            (chat_id, user_id),
+        )
+        return int(row[0]) if row is not None else 0
+
+    async def player_stats(self, chat_id: int, user_id: int) -> PlayerStats | None:
+        row = await self._row(
+            "SELECT p.name, coalesce(s.rounds, 0), coalesce(s.wins, 0), coalesce(s.losses, 0), "
+            "coalesce(s.pushes, 0), coalesce(s.twentyones, 0), coalesce(s.golden_points, 0), "
+            "coalesce(s.busts, 0), coalesce(s.biggest_win, 0), coalesce(s.net, 0) "
+            "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
+            "WHERE p.chat_id = ? AND p.user_id = ?",
+            (chat_id, user_id),
+        )
+        if row is None:
+            return None
+        return PlayerStats(chat_id, user_id, *row)
+
+
+class StatsWrites(TransactionBlock):
+    """Statistics added inside a transaction."""
+
+    async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
+        conn = self._live()
+        # Both rows have the same foreign key to the player, so they stand or fall together.
+        await self._pipeline(
+            conn.execute(
+                _UPSERT_STATS,
+                (
+                    chat_id,
+                    user_id,
+                    delta.rounds,
+                    delta.wins,
+                    delta.losses,
+                    delta.pushes,
+                    delta.twentyones,
+                    delta.golden_points,
+                    delta.busts,
+                    delta.net,
+                    delta.biggest_win,
+                ),
+            ),
+            conn.execute(
+                _INSERT_STAT_EVENT,
+                (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+            ),
+        )
