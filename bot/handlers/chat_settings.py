@@ -81,8 +81,11 @@ def _edit_later(
 
     async def edit() -> object:
         try:
-            return await query.edit_message_text(
+            # The bot's method, not the query's shortcut: only ExtBot takes rate_limit_args.
+            return await query.get_bot().edit_message_text(
                 text_,
+                chat_id=message.chat.id,
+                message_id=message.message_id,
                 reply_markup=markup,
                 **rt.delivery.lanes.send_args(),
             )
