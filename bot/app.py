@@ -22,7 +22,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
-from bot import logs, render
+from bot import commands, logs
 from bot.handlers import Runtime, perform, register
 from bot.health import beat
 from bot.i18n import LANGUAGES
@@ -116,6 +116,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         bot=application.bot,
         bot_username=application.bot.username,
         limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
+        menu=commands.menu,
     )
     timers, delivery = rt.timers, rt.delivery
     application.bot_data["runtime"] = rt
@@ -152,7 +153,7 @@ def command_menus(default_language: str) -> list[tuple[str | None, bool, list[Bo
     menus = []
     for code, lang in ((None, default_language), *((code, code) for code in LANGUAGES)):
         for private in (False, True):
-            entries = [BotCommand(c, d) for c, d in render.commands(lang, private=private)]
+            entries = [BotCommand(c, d) for c, d in commands.menu(lang, private=private)]
             menus.append((code, private, entries))
     return menus
 

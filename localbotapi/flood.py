@@ -49,13 +49,6 @@ class FloodControl:
     _windows: dict[tuple[int, int | None], deque[float]] = field(default_factory=dict)
     _retry_until: dict[tuple[int, int | None], float] = field(default_factory=dict)
 
-    def reset(self) -> None:
-        """Forget all history and zero the counters."""
-        self._windows.clear()
-        self._retry_until.clear()
-        self.too_many_requests = 0
-        self.inside_retry_after = 0
-
     def check(self, bot_id: int, chat_id: int, is_group: bool) -> int | None:
         """Count one send/edit; None if allowed, else the retry_after (seconds) to answer with.
 

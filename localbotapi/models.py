@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -62,10 +61,6 @@ class Message:
     service: JSON = field(default_factory=dict)
     """A service message's own fields (migrate_to_chat_id, new_chat_members, …); such a
     message has no text."""
-
-    @property
-    def is_service(self) -> bool:
-        return bool(self.service)
 
     @property
     def from_bot(self) -> bool:
@@ -364,7 +359,6 @@ class CallbackQuery:
         self.bot = bot
         self.data = data
         self.answer: CallbackAnswer | None = None
-        self.created = time.monotonic()
         self.delivered = True
         """False for a press the bot never hears of (it is no longer in the chat)."""
         self._answered: asyncio.Future[CallbackAnswer] | None = None

@@ -80,24 +80,6 @@ TOKEN_RE = re.compile(r"^(\d+):[A-Za-z0-9_-]{20,}$")
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_ALERT = 200
-UPDATE_TYPES = (
-    "message",
-    "edited_message",
-    "channel_post",
-    "edited_channel_post",
-    "callback_query",
-    "inline_query",
-    "chosen_inline_result",
-    "my_chat_member",
-    "chat_member",
-    "chat_join_request",
-    "message_reaction",
-    "message_reaction_count",
-    "poll",
-    "poll_answer",
-    "pre_checkout_query",
-    "shipping_query",
-)
 NOT_BY_DEFAULT = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 """Update types a bot gets only by naming them in allowed_updates."""
 CHAT_ACTIONS = frozenset(
@@ -116,7 +98,6 @@ CHAT_ACTIONS = frozenset(
     }
 )
 # Methods that post or change a visible message: the flood limits count these.
-FLOOD_METHODS = frozenset({"sendmessage", "sendphoto", "editmessagetext", "editmessagereplymarkup"})
 NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly the "
     "same as a current content and reply markup of the message"
@@ -725,25 +706,6 @@ class BotApiServer:
                 raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), remaining)
-
-    async def wait_for_request(
-        self,
-        method: str,
-        predicate: Callable[[RequestRecord], bool] | None = None,
-        timeout: float = 10.0,
-        *,
-        after: int = 0,
-    ) -> RequestRecord:
-        """The first request to `method` (case-insensitive) at index ≥ `after` in `requests`."""
-        name = method.lower()
-
-        def find() -> RequestRecord | None:
-            for record in self.requests[after:]:
-                if record.method.lower() == name and (predicate is None or predicate(record)):
-                    return record
-            return None
-
-        return await self.wait_for(find, timeout, description=f"a {method} request")
 
     def calls(self, method: str) -> list[RequestRecord]:
         """Every request to one method (case-insensitive)."""

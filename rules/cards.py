@@ -34,10 +34,6 @@ class Card:
         return self.rank == JOKER
 
     @property
-    def is_ace(self) -> bool:
-        return self.rank == "A"
-
-    @property
     def code(self) -> str:
         return f"{self.rank}{self.suit}"
 

@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from telegram import Bot, CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
@@ -39,6 +39,10 @@ ADMIN_TTL = 60.0
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
 
+class Menu(Protocol):
+    def __call__(self, lang: str, *, private: bool) -> list[tuple[str, str]]: ...
+
+
 class Runtime:
     """Everything the handlers need, opened in post_init and closed in post_shutdown.
 
@@ -55,8 +59,12 @@ class Runtime:
         bot: Bot,
         bot_username: str,
         limiter: Limiter | None,
+        menu: Menu,
     ) -> None:
         self.settings = settings
+        # The command table's menus (`bot.commands.menu`), for /help: the table refers to the
+        # handlers, so it reaches them through the runtime rather than an import.
+        self.menu = menu
         self.storage = storage
         self.service = service
         self.bot_username = bot_username

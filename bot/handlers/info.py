@@ -31,7 +31,9 @@ log = logging.getLogger(__name__)
 
 @command
 async def cmd_help(asked: Asked) -> None:
-    await asked.say(render.help_text(asked.lang, private=not asked.in_group))
+    private = not asked.in_group
+    menu = asked.rt.menu(asked.lang, private=private)
+    await asked.say(render.help_text(menu, asked.lang, private=private))
 
 
 @command

@@ -67,7 +67,7 @@ async def cmd_start(asked: Asked) -> None:
             await asked.say(render.text("private-opened", lang))
             await rt.delivery.load(game_id)
             return
-    await asked.say(render.help_text(lang, private=True))
+    await asked.say(render.help_text(rt.menu(lang, private=True), lang, private=True))
 
 
 @command
@@ -98,7 +98,7 @@ async def on_private_text(asked: Asked) -> None:
     async with rt.storage.transaction() as tx:
         await tx.upsert_user(user.id, display_name(user), private_opened=True)
     rt.delivery.forget_user(user.id)
-    await asked.say(render.help_text(asked.lang, private=True))
+    await asked.say(render.help_text(rt.menu(asked.lang, private=True), asked.lang, private=True))
 
 
 @command

@@ -21,19 +21,12 @@ from rules.variants import PRESETS, StakeCap, Variant
 from storage.models import LeaderboardRow, PlayerStats
 
 
-def commands(lang: str, *, private: bool) -> list[tuple[str, str]]:
-    """(command, one-line description) of the private chat's menu or a group's, from the
-    command table (`bot.commands`): the same list for /help and ``set_my_commands``."""
-    # The table refers to the handlers, which use this module: read when first needed.
-    from bot.commands import menu
-
-    return menu(lang, private=private)
-
-
-def help_text(lang: str, *, private: bool) -> str:
+def help_text(menu: Sequence[tuple[str, str]], lang: str, *, private: bool) -> str:
+    """/help: the (command, description) pairs of the chat's menu — the command table's
+    (`bot.commands.menu`), the same list ``set_my_commands`` gets."""
     header = t("help-header_private" if private else "help-header_group", lang)
     lines = [header, ""]
-    lines.extend(f"/{name} — {desc}" for name, desc in commands(lang, private=private))
+    lines.extend(f"/{name} — {desc}" for name, desc in menu)
     lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from fluent.syntax import FluentParser
 from fluent.syntax import ast as fl
 
 from bot import i18n, render
+from bot.commands import menu
 from rules.events import RoundSettled, SessionEnded
 from rules.game import Game
 from rules.table import Phase
@@ -515,8 +516,8 @@ def test_other_texts_read_cleanly(lang: str) -> None:
         net=10,
     )
     texts = {
-        "help group": render.help_text(lang, private=False),
-        "help private": render.help_text(lang, private=True),
+        "help group": render.help_text(menu(lang, private=False), lang, private=False),
+        "help private": render.help_text(menu(lang, private=True), lang, private=True),
         "top": render.leaderboard(rows, lang, period="all"),
         "top month": render.leaderboard(rows, lang, period="month"),
         "stats": render.stats(stats, "Вика", lang),

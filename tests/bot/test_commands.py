@@ -10,6 +10,7 @@ import pytest
 
 from bot import i18n, render
 from bot.callbacks import Act
+from bot.commands import menu
 from bot.handlers import endgame
 from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
 from localbotapi.models import Message
@@ -102,7 +103,9 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     seen_b = len(harness.private(b).all_messages)
     await harness.say(b, "/help")
     # What Борис alone reads is in his language: his Telegram speaks Russian.
-    assert harness.private_since(b, seen_b) == [plain(render.help_text("ru", private=False))]
+    assert harness.private_since(b, seen_b) == [
+        plain(render.help_text(menu("ru", private=False), "ru", private=False))
+    ]
     assert harness.bot_texts_since(count) == []  # Борис was pointed to his chat a moment ago
     await harness.say(b, "/newgame")
     assert harness.table().content.startswith(plain(i18n.t("lobby-header", "en")))
@@ -112,7 +115,9 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     newcomer = harness.newcomer("Дима")
     count = len(harness.group.all_messages)
     await harness.say(newcomer, "/help")
-    assert harness.bot_texts_since(count) == [plain(render.help_text("en", private=False))]
+    assert harness.bot_texts_since(count) == [
+        plain(render.help_text(menu("en", private=False), "en", private=False))
+    ]
 
 
 async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None:
@@ -122,7 +127,7 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     await harness.say(b, "/help")
     await harness.say(b, "/rules twodecks104")
     await harness.say(b, "/rules poker")
-    help_text = plain(render.help_text("ru", private=False))
+    help_text = plain(render.help_text(menu("ru", private=False), "ru", private=False))
     rules = plain(render.rules_text("twodecks104", "ru"))
     unknown = plain(
         render.text(

@@ -11,7 +11,7 @@ from telegram import InlineKeyboardMarkup
 
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
-from bot.commands import COMMANDS
+from bot.commands import COMMANDS, menu
 from bot.render.common import _fit
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
@@ -480,10 +480,10 @@ def test_rules_text(preset: str, lang: str) -> None:
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_help_and_small_texts(lang: str) -> None:
     for private in (True, False):
-        text = render.help_text(lang, private=private)
+        text = render.help_text(menu(lang, private=private), lang, private=private)
         valid_html(text)
         assert "/help" in text
-    assert "/newgame" in render.help_text(lang, private=False)
+    assert "/newgame" in render.help_text(menu(lang, private=False), lang, private=False)
     valid_html(render.balance('<b>&"x"', 1200, lang))
     rows = [LeaderboardRow(i, f"<b>&{i}", 1000 - i, 5 - i, 10, 3) for i in range(12)]
     for period in ("all", "week"):
