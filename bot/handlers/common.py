@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from cachetools import TTLCache
 from telegram import Bot, CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 NAME_LIMIT = 64
 AMOUNT = re.compile(r"^\+?\d{1,15}$")
 ADMIN_TTL = 60.0
+ADMIN_CACHE = 10_000  # (chat, user) pairs
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
 
@@ -82,7 +83,8 @@ class Runtime:
         )
         self.replies = Replies(self.delivery.lanes)
         self.locks = KeyedLocks()
-        self.admin_cache: dict[tuple[int, int], tuple[bool, float]] = {}
+        # (chat, user) -> is an admin: Telegram's answer is trusted for ADMIN_TTL seconds.
+        self.admin_cache: TTLCache[tuple[int, int], bool] = TTLCache(ADMIN_CACHE, ADMIN_TTL)
         self.cooldowns = Cooldowns()
 
     def deep_link(self, game_id: int) -> str:
@@ -314,18 +316,15 @@ async def is_admin(
     """Group admin rights via getChatMember, cached briefly."""
     key = (chat_id, user_id)
     cached = rt.admin_cache.get(key)
-    now = time.monotonic()
-    if cached is not None and cached[1] > now:
-        return cached[0]
+    if cached is not None:
+        return cached
     try:
         member = await context.bot.get_chat_member(chat_id, user_id)
         admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
     except TelegramError as error:
         log.warning("getChatMember failed chat=%s user=%s: %s", chat_id, user_id, error)
         admin = False
-    if len(rt.admin_cache) > 10_000:
-        rt.admin_cache.clear()
-    rt.admin_cache[key] = (admin, now + ADMIN_TTL)
+    rt.admin_cache[key] = admin
     return admin
 
 

@@ -61,3 +61,19 @@ def test_a_view_leaving_delivery_takes_its_records_along() -> None:
             assert views.get(0) is not None  # a read is a use: game 1 leaves first
     assert left == [1]
     assert sorted(views) == [0, 2]
+
+
+async def test_admin_rights_are_asked_once_a_minute(harness: Any) -> None:
+    """/settings twice: one getChatMember; the answer is kept for ADMIN_TTL, per person."""
+    from bot.handlers import common
+
+    a, b = harness.users[:2]
+    before = len(harness.calls("getChatMember"))
+    await harness.say(a, "/settings")
+    await harness.say(a, "/settings")
+    assert len(harness.calls("getChatMember")) == before + 1
+    await harness.say(b, "/settings")
+    assert len(harness.calls("getChatMember")) == before + 2
+    cache = harness.rt.admin_cache
+    assert cache.ttl == common.ADMIN_TTL and cache.maxsize == common.ADMIN_CACHE
+    assert cache[(harness.group.id, a.id)] is True and cache[(harness.group.id, b.id)] is False
