@@ -15,7 +15,8 @@ keeps a sliding log per chat instead, so no rolling window ever holds more than 
   sustained load a group gets 18 requests ~1 s apart and then one each time the oldest leaves the
   window; callers that coalesce (the send lanes, via `wait_turn`) turn that wait into fewer,
   fresher edits rather than a backlog.
-* private chat (``chat_id > 0``): at most one request per ``private_interval`` (1.05 s).
+* private chat (``chat_id > 0``): at most one request per ``private_interval`` (1.1 s: four
+  in a row span 3.3 s, so one that reaches Telegram late cannot make four in a 3 s window).
 * the whole bot: at most ``overall_per_second`` (25, under Telegram's 30) in any rolling
   ``overall_window`` (1 s). ``answerCallbackQuery`` and ``sendChatAction`` count here only.
 
@@ -223,7 +224,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
 
     * ``group_per_minute`` (18) requests per ``group_window`` (60.0) per group, at least
       ``group_min_interval`` (1.0) apart;
-    * one request per ``private_interval`` (1.05) per private chat;
+    * one request per ``private_interval`` (1.1 s) per private chat;
     * ``overall_per_second`` (25) per ``overall_window`` (1.0) for the whole bot, evenly spaced
       (1/25 s apart); 0 disables;
     * ``max_retries`` (3) after a 429, each after ``retry_after`` + ``retry_after_margin`` (0.05);
@@ -251,7 +252,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         group_per_minute: int = 18,
         group_window: float = 60.0,
         group_min_interval: float = 1.0,
-        private_interval: float = 1.05,
+        private_interval: float = 1.1,
         overall_per_second: int = 25,
         overall_window: float = 1.0,
         max_retries: int = 3,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .entities import Entity, utf16_slice
 
 if TYPE_CHECKING:
-    from .server import BotApiServer
+    from .world import World
 
 JSON = dict[str, Any]
 Button = tuple[str, str | None]
@@ -154,7 +154,7 @@ class Chat:
 
     def __init__(
         self,
-        server: BotApiServer,
+        server: World,
         chat_id: int,
         chat_type: str,
         *,
@@ -395,7 +395,7 @@ class FakeUser:
 
     def __init__(
         self,
-        server: BotApiServer,
+        server: World,
         user_id: int,
         first_name: str,
         *,
@@ -504,7 +504,7 @@ class Webhook:
 class FakeBot:
     """A bot account: its token, pending updates, webhook and command lists."""
 
-    def __init__(self, server: BotApiServer, token: str, username: str, first_name: str):
+    def __init__(self, server: World, token: str, username: str, first_name: str):
         self.server = server
         self.token = token
         self.id = int(token.split(":", 1)[0])

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.request import BaseRequest, RequestData
 
-from localbotapi.server import Upload
+from localbotapi.wire import Upload
 
 if TYPE_CHECKING:
     from localbotapi.server import BotApiServer

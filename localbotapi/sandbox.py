@@ -41,7 +41,8 @@ from types import ModuleType
 from typing import IO
 
 from .models import Chat, FakeBot, FakeUser, Message
-from .server import BotApiServer, ServerEvent, ServerThread
+from .server import BotApiServer, ServerThread
+from .world import ServerEvent
 
 # (first name, username, has opened the private chat with the bot)
 PEOPLE = (
