@@ -128,8 +128,8 @@ def time_axis(first: datetime, last: datetime, lang: str) -> tuple[str, str]:
 
 
 def tick_label(value: float, kind: str, lang: str) -> str:
-    """One x tick in the chat's language: «14:05» / «2:05 PM» (a midnight as its day), «1 дек.»
-    / «Dec 1», or «янв. 2026 г.» / «Jan 2026»."""
+    """One x tick in the chat's language, by Babel: a clock time ("14:05" / "2:05 PM"; a midnight
+    as its day), a day ("1 Dec" in Russian's own abbreviations), or a month with its year."""
     moment = _moment(value)
     if kind == "time":
         if moment.hour == moment.minute == 0:

@@ -22,6 +22,7 @@ from bot.handlers.common import (
     odds_text,
     text_sender,
 )
+from bot.i18n import LANGUAGES, t
 from bot.service import Refused
 from rules.variants import PRESETS
 from storage import StoredGame
@@ -118,7 +119,8 @@ def month_start(now: float) -> float:
 @group_command
 async def cmd_top(asked: Asked) -> None:
     rt, args = asked.rt, asked.args
-    period = "month" if args and args[0].lower() in ("month", "месяц") else "all"
+    month = {t("top-arg_month", lang) for lang in LANGUAGES}  # /top month, in either language
+    period = "month" if args and args[0].lower() in month else "all"
     since = month_start(rt.service.clock()) if period == "month" else None
     rows = await rt.storage.leaderboard(asked.chat.id, since=since, limit=10)
     await asked.say(render.leaderboard(rows, asked.lang, period=period))

@@ -35,7 +35,7 @@ from rules.table import Hand, HandStatus, Phase
 
 
 def _owner_view(s: Snapshot, hand: Hand, lang: str) -> tuple[str, str]:
-    """The owner's cards (dark ones as 🂠 «втёмную») and the total of the cards he sees."""
+    """The owner's cards (dark draws as 🂠) and the total of the cards they see."""
     seen = hand.visible_to_owner()
     parts = [t("hand-dark_card", lang) if c is None else card(c) for c in seen]
     known = [c for c in seen if c is not None]
@@ -138,7 +138,7 @@ def _percent(share: Fraction, lang: str) -> str:
 
 
 def odds_alert(odds: Odds, lang: str) -> str:
-    """The "💡" alert: «Перебор: 12 из 31 (38,7%) · Очко: 3 из 31 (9,7%)»."""
+    """The "💡" alert: the chances of a bust and of 21 with the next card, as "k of n (p%)"."""
     if odds.candidates == 0:
         return t("odds-no_cards", lang)
 

@@ -316,6 +316,8 @@ rules-order-counterclockwise = Turns go counterclockwise from the banker.
 rules-others = Other presets: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Leaderboard</b> { $period }
+# The word after /top that asks for this month's table (typed, lower case).
+top-arg_month = month
 top-period-all = of all time
 top-period-day = today
 top-period-week = this week

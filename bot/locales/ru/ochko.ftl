@@ -329,6 +329,8 @@ rules-order-counterclockwise = Ходят по кругу от банкира, �
 rules-others = Другие правила: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Лучшие игроки</b> { $period }
+# The word after /top that asks for this month's table (typed, lower case).
+top-arg_month = месяц
 top-period-all = за всё время
 top-period-day = за сегодня
 top-period-week = за неделю
