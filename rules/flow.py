@@ -346,6 +346,16 @@ class RoundFlow(GameState):
             hand.status = HandStatus.STOOD
             self._emit(Stood(player, reason))
 
+    def _offer_stake(self, p: int, hand: Hand) -> bool:
+        """A waiting hand gets the turn to stake (True), or sits the round out when it cannot
+        stake or is leaving."""
+        if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
+            hand.status = HandStatus.OUT
+            self._emit(SatOut(p, self._sat_out_reason(p)))
+            return False
+        self._set_turn(Phase.STAKE, p)
+        return True
+
     def _advance(self) -> None:
         """Move the turn to whoever acts next, performing the non-player steps on the way."""
         assert self.banker is not None
@@ -354,12 +364,9 @@ class RoundFlow(GameState):
             for p in self.order:
                 hand = self.hands[p]
                 if hand.status is HandStatus.WAITING:
-                    if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
-                        hand.status = HandStatus.OUT
-                        self._emit(SatOut(p, self._sat_out_reason(p)))
-                        continue
-                    self._set_turn(Phase.STAKE, p)
-                    return
+                    if self._offer_stake(p, hand):
+                        return
+                    continue
                 if hand.status in (HandStatus.STAKED, HandStatus.DRAWING):
                     if self._stands_for_leaving(hand):
                         continue
@@ -370,12 +377,9 @@ class RoundFlow(GameState):
             for p in self.order:
                 hand = self.hands[p]
                 if hand.status is HandStatus.WAITING:
-                    if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
-                        hand.status = HandStatus.OUT
-                        self._emit(SatOut(p, self._sat_out_reason(p)))
-                        continue
-                    self._set_turn(Phase.STAKE, p)
-                    return
+                    if self._offer_stake(p, hand):
+                        return
+                    continue
             if not self.dealt:
                 self._first_deal()
             if self.variant.banker_first and not self.banker_done and self._banker_must_play():

@@ -22,8 +22,8 @@ from bot.handlers.common import (
     display_name,
     group_command,
     is_admin,
-    language_for,
     perform,
+    person_language,
     runtime,
 )
 from bot.service import Command, Duplicate, Refused
@@ -123,7 +123,7 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     user = query.from_user
     chat_id = query.message.chat.id
-    lang = await language_for(rt, chat_id, user)
+    lang = await person_language(rt, user, chat_id)  # alerts are read by the presser alone
     button = parse_end(query.data)
     if button is None:
         await alert(query, render.refusal("stale_button", {}, lang))
