@@ -163,6 +163,8 @@ async def wait_until_answered(token: str, api_url: str, delays: Iterator[float])
     loop = asyncio.get_running_loop()
     installed = []
     for sig in STOP_SIGNALS:
+        # Windows' event loops have no signal handlers (they raise NotImplementedError), nor
+        # does a loop outside the main thread: there the wait just cannot be interrupted.
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)

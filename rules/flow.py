@@ -376,10 +376,8 @@ class RoundFlow(GameState):
         else:
             for p in self.order:
                 hand = self.hands[p]
-                if hand.status is HandStatus.WAITING:
-                    if self._offer_stake(p, hand):
-                        return
-                    continue
+                if hand.status is HandStatus.WAITING and self._offer_stake(p, hand):
+                    return
             if not self.dealt:
                 self._first_deal()
             if self.variant.banker_first and not self.banker_done and self._banker_must_play():
