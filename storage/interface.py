@@ -291,6 +291,36 @@ class Storage(Reads):
         """
 
     @abstractmethod
+    async def claim_due(
+        self, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[int, float]]:
+        """Claim the unfinished games whose turn deadline has passed (deadline <= now) and that
+        no other owner's live claim holds; each is held for ``owner`` until now + hold.
+
+        Several bot processes may share the database: whichever is alive fires a due
+        deadline, and a claim keeps the others from firing it at the same moment (firing
+        twice would be harmless, the second is refused as stale, but costs a transaction).
+        A process that dies with a claim leaves it to run out. ``save_game`` and
+        ``start_clock`` clear a game's claim. Returns (game id, deadline), the earliest
+        deadline first, at most ``limit``; concurrent callers get disjoint sets. One
+        transaction of its own.
+        """
+
+    @abstractmethod
+    async def acquire_lease(self, name: str, owner: str, ttl: float) -> bool:
+        """Hold the named lease for ``owner`` until clock() + ttl: taken when free or expired,
+        renewed when it is already ``owner``'s. False while another owner's lease is live.
+
+        What only one process at a time may do (deliver a chat's messages, under the chat's
+        one flood budget; run a periodic job) is done by the lease's holder. One transaction
+        of its own.
+        """
+
+    @abstractmethod
+    async def release_lease(self, name: str, owner: str) -> None:
+        """Give the lease up if ``owner`` holds it, so that another process may take it now."""
+
+    @abstractmethod
     async def stale_views(self) -> list[int]:
         """Unfinished games whose table message shows an older version than their state."""
 

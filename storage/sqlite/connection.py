@@ -242,8 +242,22 @@ class SqliteStorage(
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         return self._transaction()
 
+    async def claim_due(
+        self, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[int, float]]:
+        async with self._transaction() as tx:
+            return await tx.claim_due_games(now, owner, hold, limit)
+
+    async def acquire_lease(self, name: str, owner: str, ttl: float) -> bool:
+        async with self._transaction() as tx:
+            return await tx.take_lease(name, owner, ttl)
+
+    async def release_lease(self, name: str, owner: str) -> None:
+        async with self._transaction() as tx:
+            await tx.give_up_lease(name, owner)
+
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Transaction]:
+    async def _transaction(self) -> AsyncIterator[SqliteTransaction]:
         async with self._locked(writer=True) as conn:
             batch = self._batch
             if batch is None:

@@ -161,7 +161,8 @@ class GameWrites(TransactionBlock):
         try:
             rows = await self._rows(
                 "UPDATE games SET state = ?, status = ?, deadline = ?, version = version + 1, "
-                "updated_at = ? WHERE game_id = ? AND version = ? RETURNING version",
+                "updated_at = ?, claim_owner = NULL, claim_until = NULL "
+                "WHERE game_id = ? AND version = ? RETURNING version",
                 (dumps(state), status, deadline, self._clock(), game_id, expected_version),
             )
         except sqlite3.IntegrityError as error:
@@ -213,8 +214,8 @@ class GameWrites(TransactionBlock):
     async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
         # No version bump and no updated_at: delivering a prompt changes nothing of the game.
         changed = await self._execute(
-            "UPDATE games SET deadline = ? WHERE game_id = ? AND version = ? "
-            "AND status != 'finished' AND deadline IS NULL",
+            "UPDATE games SET deadline = ?, claim_owner = NULL, claim_until = NULL "
+            "WHERE game_id = ? AND version = ? AND status != 'finished' AND deadline IS NULL",
             (deadline, game_id, version),
         )
         return changed == 1

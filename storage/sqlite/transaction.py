@@ -5,6 +5,7 @@ from __future__ import annotations
 from storage.interface import Transaction
 from storage.sqlite.chat_migration import ChatMigration
 from storage.sqlite.chats import ChatReads, ChatWrites
+from storage.sqlite.claims import ClaimWrites
 from storage.sqlite.delivery import DeliveryReads, DeliveryWrites
 from storage.sqlite.games import GameReads, GameWrites
 from storage.sqlite.ledger import LedgerReads, LedgerWrites
@@ -18,6 +19,7 @@ class SqliteTransaction(
     StatsWrites,
     DeliveryWrites,
     ChatMigration,
+    ClaimWrites,
     ChatReads,
     GameReads,
     LedgerReads,

@@ -1,0 +1,21 @@
+"""Step 9: games.claim_owner/claim_until (turn deadlines claimed by a replica), leases."""
+
+from typing import Final
+
+DESCRIPTION: Final = "games.claim_owner/claim_until, leases"
+
+APPLY: Final = """
+-- Several bot processes may share a database: a due turn deadline is claimed by one of them
+-- for a few seconds before it fires, so that the others leave it alone; should that process
+-- die, the claim runs out and another one fires it. Saving the game clears the claim.
+ALTER TABLE games ADD COLUMN claim_owner TEXT;
+ALTER TABLE games ADD COLUMN claim_until REAL;
+
+-- Named leases with an owner and an expiry: one process at a time delivers a chat's messages
+-- (its flood budget is one), one runs each periodic job.
+CREATE TABLE leases (
+    name        TEXT PRIMARY KEY,
+    owner       TEXT NOT NULL,
+    expires_at  REAL NOT NULL
+) WITHOUT ROWID;
+"""
