@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from babel.numbers import format_decimal
@@ -111,6 +111,9 @@ def t_map(key: str, lang: str, params: Mapping[str, object], *, missing: str | N
     return str(text)
 
 
+# Babel's format_decimal takes some 18 µs a call, and a table or a hand writes a dozen amounts:
+# the same few hundred amounts are written again and again, and formatting is pure.
+@lru_cache(maxsize=4096)
 def number(value: int | float | Fraction | Decimal, lang: str, *, decimals: int = 0) -> str:
     """``value`` written the way ``lang`` writes numbers, rounded half up to ``decimals``."""
     exact = (
