@@ -17,6 +17,7 @@ from storage.models import (
     ChatSettings,
     GameStatus,
     LeaderboardRow,
+    Lease,
     LedgerCheck,
     Player,
     PlayerStats,
@@ -72,6 +73,11 @@ class Reads(ABC):
         the message already shows can be skipped: Telegram refuses it ("message is not
         modified"), which costs a request and, under flood limits, a slot.
         """
+
+    @abstractmethod
+    async def lease(self, name: str) -> Lease | None:
+        """The named lease as its last holder left it (live, given up or run out), or None
+        if nobody ever held it."""
 
     @abstractmethod
     async def last_refill(self, chat_id: int, user_id: int) -> float | None:
@@ -178,6 +184,22 @@ class Transaction(Reads):
         left as it is and does not use up the period. `UnknownAccount` if the player does not
         exist; ValueError for a negative `up_to` or a `period` that is not positive.
         """
+
+    @abstractmethod
+    async def hold_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
+        """Hold the named lease for ``owner`` until clock() + ttl, with ``note``: taken when
+        free or run out, renewed when it is already ``owner``'s. False while another owner's
+        lease is live (then nothing changes).
+
+        What only one process at a time may do (deliver a chat's messages under the chat's
+        one flood budget; run a periodic job) is done by the lease's holder. The note is the
+        holder's to fill (what the next holder needs to go on from) and survives the lease.
+        """
+
+    @abstractmethod
+    async def drop_lease(self, name: str, owner: str, note: str = "") -> None:
+        """Give the lease up if ``owner`` holds it, leaving ``note``, so that another process
+        may take it at once."""
 
     @abstractmethod
     async def upsert_user(
@@ -306,19 +328,15 @@ class Storage(Reads):
         transaction of its own.
         """
 
-    @abstractmethod
-    async def acquire_lease(self, name: str, owner: str, ttl: float) -> bool:
-        """Hold the named lease for ``owner`` until clock() + ttl: taken when free or expired,
-        renewed when it is already ``owner``'s. False while another owner's lease is live.
+    async def acquire_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
+        """`Transaction.hold_lease` in a transaction of its own."""
+        async with self.transaction() as tx:
+            return await tx.hold_lease(name, owner, ttl, note)
 
-        What only one process at a time may do (deliver a chat's messages, under the chat's
-        one flood budget; run a periodic job) is done by the lease's holder. One transaction
-        of its own.
-        """
-
-    @abstractmethod
-    async def release_lease(self, name: str, owner: str) -> None:
-        """Give the lease up if ``owner`` holds it, so that another process may take it now."""
+    async def release_lease(self, name: str, owner: str, note: str = "") -> None:
+        """`Transaction.drop_lease` in a transaction of its own."""
+        async with self.transaction() as tx:
+            await tx.drop_lease(name, owner, note)
 
     @abstractmethod
     async def stale_views(self) -> list[int]:

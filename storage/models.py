@@ -196,3 +196,16 @@ class LedgerCheck:
     ok: bool
     # Last, with a default, so that checks written before refills existed still compare equal.
     issued: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A named lease (see `Transaction.hold_lease`): who holds or last held it, until when,
+    when it was last taken or renewed, and the note its holder left (e.g. what it sent lately,
+    for the next holder to go on from)."""
+
+    name: str
+    owner: str
+    expires_at: float
+    renewed_at: float
+    note: str

@@ -12,10 +12,13 @@ ALTER TABLE games ADD COLUMN claim_owner TEXT;
 ALTER TABLE games ADD COLUMN claim_until REAL;
 
 -- Named leases with an owner and an expiry: one process at a time delivers a chat's messages
--- (its flood budget is one), one runs each periodic job.
+-- (its flood budget is one), one runs each periodic job. A lease given up or run out keeps its
+-- row: its note (what the holder sent lately) is what the next holder goes on from.
 CREATE TABLE leases (
     name        TEXT PRIMARY KEY,
     owner       TEXT NOT NULL,
-    expires_at  REAL NOT NULL
+    expires_at  REAL NOT NULL,
+    renewed_at  REAL NOT NULL,
+    note        TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
 """

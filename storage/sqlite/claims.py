@@ -3,12 +3,21 @@ at a time, and named leases (a chat's delivery, a periodic job) with an owner an
 
 from __future__ import annotations
 
+from storage.models import Lease
+from storage.sqlite.base import SqliteReads
 from storage.sqlite.block import TransactionBlock
 
 
+class LeaseReads(SqliteReads):
+    async def lease(self, name: str) -> Lease | None:
+        row = await self._row(
+            "SELECT owner, expires_at, renewed_at, note FROM leases WHERE name = ?", (name,)
+        )
+        return None if row is None else Lease(name, row[0], row[1], row[2], row[3])
+
+
 class ClaimWrites(TransactionBlock):
-    """The statements behind Storage.claim_due, acquire_lease and release_lease; SQLite has a
-    single writer, so each is simply one statement of its own transaction."""
+    """Claims and leases; SQLite has a single writer, so each is simply one statement."""
 
     async def claim_due_games(
         self, now: float, owner: str, hold: float, limit: int
@@ -23,16 +32,21 @@ class ClaimWrites(TransactionBlock):
         # RETURNING comes in no particular order.
         return sorted(((row[0], row[1]) for row in rows), key=lambda claim: (claim[1], claim[0]))
 
-    async def take_lease(self, name: str, owner: str, ttl: float) -> bool:
+    async def hold_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
         now = self._clock()
         rows = await self._rows(
-            "INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, "
-            "expires_at = excluded.expires_at "
+            "INSERT INTO leases (name, owner, expires_at, renewed_at, note) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, "
+            "expires_at = excluded.expires_at, renewed_at = excluded.renewed_at, "
+            "note = excluded.note "
             "WHERE leases.owner = excluded.owner OR leases.expires_at < ? RETURNING owner",
-            (name, owner, now + ttl, now),
+            (name, owner, now + ttl, now, note, now),
         )
         return bool(rows)
 
-    async def give_up_lease(self, name: str, owner: str) -> None:
-        await self._execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
+    async def drop_lease(self, name: str, owner: str, note: str = "") -> None:
+        # The row stays, run out, with the holder's last note.
+        await self._execute(
+            "UPDATE leases SET expires_at = ?, note = ? WHERE name = ? AND owner = ?",
+            (self._clock() - 1, note, name, owner),
+        )

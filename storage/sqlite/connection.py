@@ -23,6 +23,7 @@ from storage.sqlite.base import Params, Row
 from storage.sqlite.block import SAVEPOINT, Batch, pipeline, uninterrupted
 from storage.sqlite.cache import MISS, Caches, private_settings, remember
 from storage.sqlite.chats import ChatReads
+from storage.sqlite.claims import LeaseReads
 from storage.sqlite.delivery import DeliveryReads
 from storage.sqlite.games import GameQueries, GameReads
 from storage.sqlite.ledger import LedgerQueries, LedgerReads
@@ -67,6 +68,7 @@ class SqliteStorage(
     LedgerQueries,
     StatsQueries,
     DeliveryReads,
+    LeaseReads,
     Storage,
 ):
     """SQLite through one aiosqlite connection.
@@ -247,14 +249,6 @@ class SqliteStorage(
     ) -> list[tuple[int, float]]:
         async with self._transaction() as tx:
             return await tx.claim_due_games(now, owner, hold, limit)
-
-    async def acquire_lease(self, name: str, owner: str, ttl: float) -> bool:
-        async with self._transaction() as tx:
-            return await tx.take_lease(name, owner, ttl)
-
-    async def release_lease(self, name: str, owner: str) -> None:
-        async with self._transaction() as tx:
-            await tx.give_up_lease(name, owner)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[SqliteTransaction]:

@@ -112,3 +112,46 @@ async def test_concurrent_acquirers_one_wins(make_storage: StorageFactory) -> No
         *(storages[n % 3].acquire_lease("chat:-7", f"owner{n}", ttl=30) for n in range(12))
     )
     assert sum(won) == 1
+
+
+async def test_the_note_outlives_the_lease(storage: Storage, clock: FakeClock) -> None:
+    assert await storage.lease("chat:-1") is None
+    assert await storage.acquire_lease("chat:-1", "a", ttl=10, note="sent 1")
+    start = clock.now
+    clock.advance(4)
+    assert await storage.acquire_lease("chat:-1", "a", ttl=10, note="sent 1, 2")
+    held = await storage.lease("chat:-1")
+    assert held is not None
+    assert (held.owner, held.expires_at, held.renewed_at, held.note) == (
+        "a",
+        start + 14,
+        start + 4,
+        "sent 1, 2",
+    )
+    # Refused: nothing changes, not even the note.
+    assert not await storage.acquire_lease("chat:-1", "b", ttl=10, note="b's")
+    assert (await storage.lease("chat:-1")) == held
+    await storage.release_lease("chat:-1", "a", note="sent 1, 2, 3")
+    released = await storage.lease("chat:-1")
+    assert released is not None
+    assert released.owner == "a"
+    assert released.note == "sent 1, 2, 3"
+    assert released.expires_at < clock.now
+    assert await storage.acquire_lease("chat:-1", "b", ttl=10)
+    taken = await storage.lease("chat:-1")
+    assert taken is not None
+    assert (taken.owner, taken.note) == ("b", "")
+
+
+async def test_leases_inside_a_transaction(storage: Storage) -> None:
+    async with storage.transaction() as tx:
+        assert await tx.hold_lease("chat:-1", "a", ttl=10, note="x")
+        assert not await tx.hold_lease("chat:-1", "b", ttl=10)
+        lease = await tx.lease("chat:-1")
+        assert lease is not None
+        assert lease.owner == "a"
+        await tx.drop_lease("chat:-1", "a")
+        assert await tx.hold_lease("chat:-1", "b", ttl=10)
+    lease = await storage.lease("chat:-1")
+    assert lease is not None
+    assert lease.owner == "b"
