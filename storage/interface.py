@@ -339,6 +339,15 @@ class Storage(Reads):
             await tx.drop_lease(name, owner, note)
 
     @abstractmethod
+    async def games_updated_since(self, since: float) -> list[tuple[int, int, int]]:
+        """(game id, chat id, version) of every game saved at or after ``since`` (unix time, by
+        the writers' clocks), finished ones included, by game id.
+
+        The process that delivers a chat learns this way of the versions other processes
+        committed there (see `acquire_lease`).
+        """
+
+    @abstractmethod
     async def stale_views(self) -> list[int]:
         """Unfinished games whose table message shows an older version than their state."""
 

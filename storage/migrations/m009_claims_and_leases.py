@@ -1,8 +1,9 @@
-"""Step 9: games.claim_owner/claim_until (turn deadlines claimed by a replica), leases."""
+"""Step 9: games.claim_owner/claim_until (turn deadlines claimed by a replica), leases, an index
+of games by update time."""
 
 from typing import Final
 
-DESCRIPTION: Final = "games.claim_owner/claim_until, leases"
+DESCRIPTION: Final = "games.claim_owner/claim_until, leases, games by update time"
 
 APPLY: Final = """
 -- Several bot processes may share a database: a due turn deadline is claimed by one of them
@@ -21,4 +22,8 @@ CREATE TABLE leases (
     renewed_at  REAL NOT NULL,
     note        TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
+
+-- The process delivering a chat polls for the games other processes saved lately: finished
+-- games too (a round's result), which the partial games_open_by_update leaves out.
+CREATE INDEX games_by_update_time ON games (updated_at);
 """

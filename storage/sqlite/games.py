@@ -93,6 +93,13 @@ class GameQueries(SqliteReads):
         )
         return [row[0] for row in rows]
 
+    async def games_updated_since(self, since: float) -> list[tuple[int, int, int]]:
+        rows = await self._rows(
+            "SELECT game_id, chat_id, version FROM games WHERE updated_at >= ? ORDER BY game_id",
+            (since,),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
     async def stale_views(self) -> list[int]:
         rows = await self._rows(
             "SELECT game_id FROM games WHERE status != 'finished' AND shown_version < version "

@@ -155,3 +155,18 @@ async def test_leases_inside_a_transaction(storage: Storage) -> None:
     lease = await storage.lease("chat:-1")
     assert lease is not None
     assert lease.owner == "b"
+
+
+async def test_games_updated_since(storage: Storage, clock: FakeClock) -> None:
+    start = clock.now
+    first = await game_due_at(storage, -1, None)
+    clock.advance(10)
+    second = await game_due_at(storage, -2, None)
+    assert await storage.games_updated_since(start) == [(first, -1, 2), (second, -2, 2)]
+    assert await storage.games_updated_since(start + 1) == [(second, -2, 2)]
+    clock.advance(10)
+    async with storage.transaction() as tx:  # finished games are listed too
+        await tx.save_game(first, expected_version=2, state={}, status="finished", deadline=None)
+        # Delivery bookkeeping is not an update of the game.
+        await tx.set_messages(second, table_message_id=5, posted_seq=1)
+    assert await storage.games_updated_since(start + 15) == [(first, -1, 3)]
