@@ -4,6 +4,7 @@ bot/ codes against `Storage` and `Transaction`; `open_storage(DATABASE_URL)` pic
 """
 
 from storage.errors import (
+    ConcurrencyConflict,
     CorruptDatabase,
     DatabaseTooNew,
     GameExists,
@@ -34,6 +35,7 @@ from storage.models import (
     Unset,
     User,
 )
+from storage.postgres import PostgresStorage
 from storage.sqlite import SqliteStorage
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "UNSET",
     "Account",
     "ChatSettings",
+    "ConcurrencyConflict",
     "CorruptDatabase",
     "DatabaseTooNew",
     "GameExists",
@@ -53,6 +56,7 @@ __all__ = [
     "Migration",
     "Player",
     "PlayerStats",
+    "PostgresStorage",
     "Refill",
     "SqliteStorage",
     "StatsDelta",

@@ -5,17 +5,35 @@ Every message is a single line: start-up errors are printed to the operator as t
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from storage.models import Account
 
 
+def redact_url(url: str) -> str:
+    """The URL with its password hidden (in the user part or as a password= parameter): a
+    database URL ends up in start-up error messages and logs."""
+    url = re.sub(r"^([a-zA-Z][\w+.-]*://[^/@:]*):[^/@]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
+
+
 class StorageError(Exception):
     """Base class of every error raised by storage/."""
 
 
-class VersionConflict(StorageError):
+class ConcurrencyConflict(StorageError):
+    """The transaction lost a race with another one; run it again.
+
+    Nothing of it was committed. Several bot processes may share a PostgreSQL database: a
+    transaction that PostgreSQL aborts to break a deadlock or a serialization failure, or a
+    game saved from a stale copy (`VersionConflict`), is safe to retry from the start against
+    the fresh state.
+    """
+
+
+class VersionConflict(ConcurrencyConflict):
     """A game was saved from a stale copy: somebody else saved it first."""
 
     def __init__(self, game_id: int, expected: int, actual: int) -> None:
@@ -77,7 +95,8 @@ class UnknownBackend(StorageError):
         self.reason = reason
         super().__init__(
             f"cannot use DATABASE_URL {url!r}: {reason}; "
-            "expected sqlite:///relative/path or sqlite:////absolute/path"
+            "expected sqlite:///relative/path, sqlite:////absolute/path "
+            "or postgresql://user@host:port/database"
         )
 
 

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from typing import Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from storage.errors import UnknownBackend
+from storage.errors import UnknownBackend, redact_url
 from storage.interface import Storage
+from storage.postgres import POOL_MAX, PostgresStorage
 from storage.sqlite import SqliteStorage
 
 DEFAULT_DATABASE_URL: Final = "sqlite:///ochko.sqlite3"
-
-
-def _redact(url: str) -> str:
-    """Hide a password, because the URL ends up in start-up error messages and logs."""
-    return re.sub(r"^([a-zA-Z][\w+.-]*://[^/@:]*):[^/@]*@", r"\1:***@", url)
 
 
 def open_storage(
@@ -30,15 +26,25 @@ def open_storage(
 
     ``default_language`` is the language of a chat that never saved its settings.
 
-    sqlite:///relative/path, sqlite:////absolute/path, sqlite:///:memory: (tests only).
+    sqlite:///relative/path, sqlite:////absolute/path, sqlite:///:memory: (tests only);
+    ``synchronous`` is SQLite's PRAGMA synchronous.
+
+    postgresql://user:password@host:port/database (or postgres://), as asyncpg reads it: also
+    postgresql:///database?host=/run/postgresql for a unix socket, and libpq's other
+    parameters. One parameter is the bot's own: pool_max=N, the most connections the process
+    opens (default POOL_MAX); ``synchronous`` does not apply (PostgreSQL's durability is the
+    server's configuration) and is ignored.
     """
-    shown = _redact(database_url)
+    shown = redact_url(database_url)
     scheme, separator, rest = database_url.partition("://")
     if not separator or not scheme:
         raise UnknownBackend(shown, "not a URL")
     scheme = scheme.lower()
     if scheme in ("postgres", "postgresql"):
-        raise UnknownBackend(shown, "the PostgreSQL backend is not implemented yet")
+        dsn, pool_max = _postgres_url(database_url, shown)
+        return PostgresStorage(
+            dsn, pool_max=pool_max, clock=clock, default_language=default_language
+        )
     if scheme != "sqlite":
         raise UnknownBackend(shown, f"unknown scheme {scheme!r}")
     if not rest.startswith("/"):
@@ -51,3 +57,22 @@ def open_storage(
     return SqliteStorage(
         path, synchronous=synchronous, clock=clock, default_language=default_language
     )
+
+
+def _postgres_url(url: str, shown: str) -> tuple[str, int]:
+    """The DSN for asyncpg (without pool_max, which asyncpg would send to the server as a
+    setting) and the pool size."""
+    parts = urlsplit(url)
+    if parts.fragment:
+        raise UnknownBackend(shown, "a PostgreSQL URL has no #fragment")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    sizes = [value for key, value in query if key == "pool_max"]
+    pool_max = POOL_MAX
+    if sizes:
+        if len(sizes) > 1 or not sizes[0].isdigit() or int(sizes[0]) < 1:
+            raise UnknownBackend(shown, "pool_max must be one whole number, at least 1")
+        pool_max = int(sizes[0])
+    if not sizes:
+        return url, pool_max
+    rest = urlencode([(key, value) for key, value in query if key != "pool_max"])
+    return urlunsplit(parts._replace(query=rest)), pool_max

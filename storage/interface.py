@@ -80,6 +80,11 @@ class Reads(ABC):
         if nobody ever held it."""
 
     @abstractmethod
+    async def live_leases(self, prefix: str) -> list[Lease]:
+        """The leases whose name starts with ``prefix`` and that have not run out (by the
+        storage's clock), by name: e.g. the processes alive, each holding its own."""
+
+    @abstractmethod
     async def last_refill(self, chat_id: int, user_id: int) -> float | None:
         """When the player was last refilled in this chat (unix time), or None."""
 
@@ -317,7 +322,8 @@ class Storage(Reads):
         self, now: float, owner: str, hold: float, limit: int = 50
     ) -> list[tuple[int, float]]:
         """Claim the unfinished games whose turn deadline has passed (deadline <= now) and that
-        no other owner's live claim holds; each is held for ``owner`` until now + hold.
+        no live claim holds (``owner``'s own included: a fire that failed is tried again once
+        its claim runs out, not at every poll); each is held for ``owner`` until now + hold.
 
         Several bot processes may share the database: whichever is alive fires a due
         deadline, and a claim keeps the others from firing it at the same moment (firing

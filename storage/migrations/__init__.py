@@ -12,8 +12,9 @@ import importlib
 import pkgutil
 import re
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Final
 
 import aiosqlite
@@ -33,14 +34,14 @@ class Migration:
 _STEP_NAME: Final = re.compile(r"m(\d{3})_\w+")
 
 
-def _discover() -> tuple[Migration, ...]:
-    """The step modules of this package (mNNN_*.py, each with DESCRIPTION and APPLY), in order.
+def step_modules(package: str, path: Iterable[str]) -> list[ModuleType]:
+    """The step modules of a package (mNNN_*.py, each with DESCRIPTION and APPLY), in order.
 
     Numbers must run 1, 2, 3… without a gap or a duplicate: the position of a step is the
-    database version it produces.
+    database version it produces. Shared by every backend's package of steps.
     """
     found: dict[int, str] = {}
-    for info in pkgutil.iter_modules(__path__):
+    for info in pkgutil.iter_modules(path):
         match = _STEP_NAME.fullmatch(info.name)
         if match is None:
             continue
@@ -50,12 +51,17 @@ def _discover() -> tuple[Migration, ...]:
         found[number] = info.name
     if sorted(found) != list(range(1, len(found) + 1)):
         raise RuntimeError(f"migration numbers must run from 1 without a gap: {sorted(found)}")
+    return [importlib.import_module(f"{package}.{found[number]}") for number in sorted(found)]
+
+
+def _discover() -> tuple[Migration, ...]:
+    """This package's steps (see step_modules)."""
     steps: list[Migration] = []
-    for number in sorted(found):
-        module = importlib.import_module(f"{__name__}.{found[number]}")
+    for module in step_modules(__name__, __path__):
         description, apply = module.DESCRIPTION, module.APPLY
         if not isinstance(description, str) or not (isinstance(apply, str) or callable(apply)):
-            raise RuntimeError(f"migration {found[number]}: DESCRIPTION and APPLY expected")
+            name = module.__name__.rpartition(".")[2]
+            raise RuntimeError(f"migration {name}: DESCRIPTION and APPLY expected")
         steps.append(Migration(description, apply))
     return tuple(steps)
 

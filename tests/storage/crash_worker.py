@@ -1,6 +1,6 @@
 """Applies game actions in a loop until it is killed; driven by test_crash.py.
 
-usage: crash_worker.py DB_PATH SEED FIRST_UPDATE_ID [TASKS]
+usage: crash_worker.py DATABASE_URL SEED FIRST_UPDATE_ID [TASKS]
 Prints "ready" once storage is open. Action n: claim update n, save chat (n % 2 + 1)'s game with
 {"last": n}, apply 2 + n % 2 random transfers with reason "a<n>", add one stats round. With
 TASKS > 1, that many tasks apply actions concurrently and print "ack N" once action N returned.
@@ -15,7 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from storage import Account, SqliteStorage, StatsDelta, Transaction, Transfer
+from storage import (
+    Account,
+    ConcurrencyConflict,
+    StatsDelta,
+    Transaction,
+    Transfer,
+    open_storage,
+)
 
 CHATS = (1, 2)
 USERS = (1, 2, 3, 4)
@@ -59,9 +66,9 @@ async def act(tx: Transaction, n: int, rng: random.Random) -> None:
     await tx.add_stats(chat, rng.choice(USERS), StatsDelta(rounds=1, net=rng.randint(-9, 9)))
 
 
-async def main(path: str, seed: int, first: int, tasks: int) -> None:
+async def main(database_url: str, seed: int, first: int, tasks: int) -> None:
     rng = random.Random(seed)
-    storage = SqliteStorage(path)
+    storage = open_storage(database_url)
     await storage.start()
     print("ready", flush=True)
     if tasks == 1:
@@ -70,17 +77,29 @@ async def main(path: str, seed: int, first: int, tasks: int) -> None:
             async with storage.transaction() as tx:
                 await act(tx, n, rng)
             n += 1
-    # Concurrent writers share group commits. Each takes the next update id inside its block:
-    # blocks run one at a time, so ids are applied (and committed) in order. "ack N" is printed
-    # once the block has returned, i.e. once action N is acknowledged as durable.
+    # Concurrent writers. Each takes the next update id inside its block. On SQLite they share
+    # group commits: blocks run one at a time, so ids are applied (and committed) in order, and
+    # a conflict would be a bug. On PostgreSQL transactions run side by side on the pool: two on
+    # one game race, the loser gets ConcurrencyConflict with nothing committed and runs its
+    # action again, as the bot does; ids then commit out of order. "ack N" is printed once the
+    # block has returned, i.e. once action N is acknowledged as durable.
     following = [first]
+    retry = not database_url.startswith("sqlite:")
 
     async def writer() -> None:
         while True:
-            async with storage.transaction() as tx:
-                n = following[0]
-                following[0] += 1
-                await act(tx, n, rng)
+            n = None
+            while True:
+                try:
+                    async with storage.transaction() as tx:
+                        if n is None:
+                            n = following[0]
+                            following[0] += 1
+                        await act(tx, n, rng)
+                    break
+                except ConcurrencyConflict:
+                    if not retry:
+                        raise
             print(f"ack {n}", flush=True)
 
     await asyncio.gather(*(writer() for _ in range(tasks)))

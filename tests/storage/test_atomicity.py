@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,6 @@ from storage import (
     Account,
     ChatSettings,
     InsufficientFunds,
-    SqliteStorage,
     StatsDelta,
     Storage,
     Transaction,
@@ -61,19 +59,12 @@ def full_action(game_id: int, update_id: int) -> list[Callable[[Transaction], Aw
     ]
 
 
-def sqlite_path(storage: Storage) -> Path:
-    if not isinstance(storage, SqliteStorage):
-        pytest.skip("snapshots read the SQLite file")
-    return Path(storage.path)
-
-
 @pytest.mark.parametrize("fail_after", range(1, 11))
 async def test_failure_between_writes_rolls_back_everything(
-    storage: Storage, fail_after: int
+    storage: Storage, database_url: str, fail_after: int
 ) -> None:
     game_id = await seed(storage)
-    path = sqlite_path(storage)
-    before = snapshot(path)
+    before = snapshot(database_url)
     steps = full_action(game_id, update_id=500)
     assert len(steps) == 10
     with pytest.raises(Injected):
@@ -81,7 +72,7 @@ async def test_failure_between_writes_rolls_back_everything(
             for step in steps[:fail_after]:
                 await step(tx)
             raise Injected
-    assert snapshot(path) == before
+    assert snapshot(database_url) == before
     # The same action then commits whole, proving the rollback left nothing half-open.
     async with storage.transaction() as tx:
         for step in steps:
@@ -91,9 +82,9 @@ async def test_failure_between_writes_rolls_back_everything(
     assert (await storage.check_ledger(1)).ok
 
 
-async def test_cancellation_rolls_back(storage: Storage) -> None:
+async def test_cancellation_rolls_back(storage: Storage, database_url: str) -> None:
     game_id = await seed(storage)
-    before = snapshot(sqlite_path(storage))
+    before = snapshot(database_url)
     entered = asyncio.Event()
 
     async def action() -> None:
@@ -107,14 +98,13 @@ async def test_cancellation_rolls_back(storage: Storage) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert snapshot(sqlite_path(storage)) == before
+    assert snapshot(database_url) == before
     assert (await storage.load_game(game_id)) is not None
 
 
-async def test_insufficient_funds_writes_nothing(storage: Storage) -> None:
+async def test_insufficient_funds_writes_nothing(storage: Storage, database_url: str) -> None:
     game_id = await seed(storage)
-    path = sqlite_path(storage)
-    before = snapshot(path)
+    before = snapshot(database_url)
     bank = Account.bank(game_id)
     with pytest.raises(InsufficientFunds) as caught:
         async with storage.transaction() as tx:
@@ -132,7 +122,7 @@ async def test_insufficient_funds_writes_nothing(storage: Storage) -> None:
             )
     assert caught.value.account == Account.player(1)
     assert (caught.value.needed, caught.value.available) == (300, 100)
-    assert snapshot(path) == before
+    assert snapshot(database_url) == before
 
     # Caught inside the transaction, the refused batch still left no partial rows.
     async with storage.transaction() as tx:
@@ -146,7 +136,7 @@ async def test_insufficient_funds_writes_nothing(storage: Storage) -> None:
                     Transfer(bank, Account.player(1), 901, "too much"),
                 ],
             )
-    assert snapshot(path) == before
+    assert snapshot(database_url) == before
 
 
 async def test_duplicate_update_applied_once(storage: Storage) -> None:

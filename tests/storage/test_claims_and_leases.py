@@ -35,8 +35,8 @@ async def test_a_live_claim_keeps_other_owners_away(storage: Storage, clock: Fak
     game = await game_due_at(storage, -1, now - 1)
     assert await storage.claim_due(now, "a", hold=5) == [(game, now - 1)]
     assert await storage.claim_due(now + 1, "b", hold=5) == []
-    # The owner may claim again (its timer fires again after a failure).
-    assert await storage.claim_due(now + 1, "a", hold=5) == [(game, now - 1)]
+    # Not even by its owner: a fire that failed is tried again once the claim runs out.
+    assert await storage.claim_due(now + 1, "a", hold=5) == []
     # An owner that died leaves its claim to run out: then another owner fires the deadline.
     assert await storage.claim_due(now + 7, "b", hold=5) == [(game, now - 1)]
     assert await storage.claim_due(now + 8, "a", hold=5) == []
@@ -170,3 +170,18 @@ async def test_games_updated_since(storage: Storage, clock: FakeClock) -> None:
         # Delivery bookkeeping is not an update of the game.
         await tx.set_messages(second, table_message_id=5, posted_seq=1)
     assert await storage.games_updated_since(start + 15) == [(first, -1, 3)]
+
+
+async def test_live_leases_by_prefix(storage: Storage, clock: FakeClock) -> None:
+    assert await storage.acquire_lease("replica:b", "b", ttl=10)
+    assert await storage.acquire_lease("replica:a", "a", ttl=30)
+    assert await storage.acquire_lease("replica_x", "x", ttl=30)  # _ is not a wildcard
+    assert await storage.acquire_lease("chat:-1", "a", ttl=30)
+    assert [lease.name for lease in await storage.live_leases("replica:")] == [
+        "replica:a",
+        "replica:b",
+    ]
+    clock.advance(11)
+    assert [lease.owner for lease in await storage.live_leases("replica:")] == ["a"]
+    await storage.release_lease("replica:a", "a")
+    assert await storage.live_leases("replica:") == []

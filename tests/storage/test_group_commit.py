@@ -15,6 +15,8 @@ import pytest
 import storage.sqlite.connection as sqlite_backend
 from storage import ChatSettings, SqliteStorage, Storage, TransactionClosed
 
+pytestmark = pytest.mark.sqlite_only
+
 
 class Injected(Exception):
     """The failure a test throws inside a transaction."""
@@ -22,8 +24,7 @@ class Injected(Exception):
 
 @pytest.fixture
 def sqlite_storage(storage: Storage) -> SqliteStorage:
-    if not isinstance(storage, SqliteStorage):
-        pytest.skip("group commit is SqliteStorage's")
+    assert isinstance(storage, SqliteStorage)
     assert storage.synchronous == "FULL"
     return storage
 

@@ -4,8 +4,6 @@ with whatever the new id already holds, without losing a chip."""
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -15,49 +13,32 @@ from storage import (
     GameExists,
     LedgerCheck,
     Player,
-    SqliteStorage,
     StatsDelta,
     Storage,
     Transfer,
 )
-from tests.storage.conftest import FakeClock, snapshot
+from tests.storage.conftest import FakeClock
+from tests.storage.raw import columns, fetch, foreign_key_problems, snapshot, tables
 
 OLD, NEW = -100, -1_001_234
 STATE = {"engine": {}, "meta": {}}
 
 
-def sqlite_path(storage: Storage) -> Path:
-    if not isinstance(storage, SqliteStorage):
-        pytest.skip("reads the SQLite file")
-    return Path(storage.path)
-
-
-def rows_of_chat(path: Path, chat_id: int) -> dict[str, int]:
+def rows_of_chat(url: str, chat_id: int) -> dict[str, int]:
     """How many rows of every table that has a chat_id column belong to the chat: a table added
     later is checked too, without this test knowing of it."""
-    conn = sqlite3.connect(path)
-    try:
-        counts = {}
-        tables = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in tables:
-            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-            if "chat_id" in columns:
-                sql = f"SELECT count(*) FROM {table} WHERE chat_id = ?"
-                counts[table] = conn.execute(sql, (chat_id,)).fetchone()[0]
-        return counts
-    finally:
-        conn.close()
+    counts = {}
+    for table in tables(url):
+        if "chat_id" in columns(url, table):
+            sql = f"SELECT count(*) FROM {table} WHERE chat_id = {int(chat_id)}"
+            counts[table] = fetch(url, sql)[0][0]
+    assert counts, "no table with a chat_id column: the query found none"
+    return counts
 
 
-def foreign_key_problems(path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return list(conn.execute("PRAGMA foreign_key_check"))
-    finally:
-        conn.close()
-
-
-async def test_everything_moves_to_the_new_id(storage: Storage, clock: FakeClock) -> None:
+async def test_everything_moves_to_the_new_id(
+    storage: Storage, clock: FakeClock, database_url: str
+) -> None:
     settings = ChatSettings(OLD, "en", "modern", {"deck": 52}, 45, True)
     async with storage.transaction() as tx:
         await tx.save_chat_settings(settings)
@@ -108,9 +89,8 @@ async def test_everything_moves_to_the_new_id(storage: Storage, clock: FakeClock
         moved = await tx.migrate_chat(OLD, NEW)
     assert moved == [active.game_id, lobby.game_id]  # unfinished only, by id
 
-    path = sqlite_path(storage)
-    assert set(rows_of_chat(path, OLD).values()) == {0}
-    assert foreign_key_problems(path) == []
+    assert set(rows_of_chat(database_url, OLD).values()) == {0}
+    assert foreign_key_problems(database_url) == []
     assert await storage.get_chat(NEW) == dataclasses.replace(settings, chat_id=NEW)
     assert await storage.get_chat(OLD) == ChatSettings(OLD)
     assert await storage.get_player(NEW, 1) == Player(NEW, 1, "A", 1050)
@@ -153,7 +133,7 @@ async def test_everything_moves_to_the_new_id(storage: Storage, clock: FakeClock
     assert (await storage.check_ledger(NEW)).ok
 
 
-async def test_a_second_call_changes_nothing(storage: Storage) -> None:
+async def test_a_second_call_changes_nothing(storage: Storage, database_url: str) -> None:
     async with storage.transaction() as tx:
         await tx.save_chat_settings(ChatSettings(OLD, "en"))
         await tx.ensure_player(OLD, 1, "A", 1000)
@@ -161,11 +141,10 @@ async def test_a_second_call_changes_nothing(storage: Storage) -> None:
         await tx.record_shown(OLD, 3, "d")
     async with storage.transaction() as tx:
         assert await tx.migrate_chat(OLD, NEW) == [game.game_id]
-    path = sqlite_path(storage)
-    before = snapshot(path)
+    before = snapshot(database_url)
     async with storage.transaction() as tx:
         assert await tx.migrate_chat(OLD, NEW) == []
-    assert snapshot(path) == before
+    assert snapshot(database_url) == before
     assert await storage.get_chat(NEW) == ChatSettings(NEW, "en")
 
     # A late write under the old id (an action already under way) is moved by a later call.
@@ -176,7 +155,9 @@ async def test_a_second_call_changes_nothing(storage: Storage) -> None:
     assert (await storage.check_ledger(NEW)).granted == 2000
 
 
-async def test_rows_already_under_the_new_id_are_merged(storage: Storage, clock: FakeClock) -> None:
+async def test_rows_already_under_the_new_id_are_merged(
+    storage: Storage, clock: FakeClock, database_url: str
+) -> None:
     # The old group: A and B stake in a game.
     async with storage.transaction() as tx:
         await tx.save_chat_settings(ChatSettings(OLD, "en", turn_timeout=30))
@@ -256,24 +237,24 @@ async def test_rows_already_under_the_new_id_are_merged(storage: Storage, clock:
     # The new id's message 1 is another message than the old id's message 1.
     assert await storage.shown_digest(NEW, 1) == "new chat's message 1"
     assert await storage.shown_digest(NEW, 2) == "old chat's message 2"
-    path = sqlite_path(storage)
-    assert set(rows_of_chat(path, OLD).values()) == {0}
-    assert foreign_key_problems(path) == []
+    assert set(rows_of_chat(database_url, OLD).values()) == {0}
+    assert foreign_key_problems(database_url) == []
 
 
-async def test_two_open_games_in_one_thread_are_refused_untouched(storage: Storage) -> None:
+async def test_two_open_games_in_one_thread_are_refused_untouched(
+    storage: Storage, database_url: str
+) -> None:
     async with storage.transaction() as tx:
         await tx.ensure_player(OLD, 1, "A", 1000)
         await tx.create_game(OLD, 0, 1, STATE)
         await tx.create_game(OLD, 4, 1, STATE)
         await tx.create_game(NEW, 4, 1, STATE)
-    path = sqlite_path(storage)
-    before = snapshot(path)
+    before = snapshot(database_url)
     async with storage.transaction() as tx:
         with pytest.raises(GameExists) as caught:
             await tx.migrate_chat(OLD, NEW)
     assert (caught.value.chat_id, caught.value.thread_id) == (NEW, 4)
-    assert snapshot(path) == before  # caught and committed: this call wrote nothing
+    assert snapshot(database_url) == before  # caught and committed: this call wrote nothing
 
     # Once one of them is finished, the migration goes through.
     stale = await storage.load_active_game(NEW, 4)
@@ -292,18 +273,19 @@ async def test_a_chat_cannot_migrate_to_itself(storage: Storage) -> None:
             await tx.migrate_chat(OLD, OLD)
 
 
-async def test_a_rolled_back_migration_leaves_everything(storage: Storage) -> None:
+async def test_a_rolled_back_migration_leaves_everything(
+    storage: Storage, database_url: str
+) -> None:
     async with storage.transaction() as tx:
         await tx.save_chat_settings(ChatSettings(OLD, "en"))
         await tx.ensure_player(OLD, 1, "A", 1000)
         await tx.ensure_player(NEW, 1, "A", 1000)
-    path = sqlite_path(storage)
-    before = snapshot(path)
+    before = snapshot(database_url)
     with pytest.raises(RuntimeError):
         async with storage.transaction() as tx:
             await tx.migrate_chat(OLD, NEW)
             assert (await tx.get_player(NEW, 1)) == Player(NEW, 1, "A", 2000)
             raise RuntimeError
-    assert snapshot(path) == before
+    assert snapshot(database_url) == before
     assert await storage.get_chat(OLD) == ChatSettings(OLD, "en")
     assert await storage.get_chat(NEW) == ChatSettings(NEW)

@@ -13,12 +13,14 @@ from storage import (
     Account,
     CorruptDatabase,
     DatabaseTooNew,
+    PostgresStorage,
     SqliteStorage,
     StatsDelta,
     Transfer,
     UnknownBackend,
     open_storage,
 )
+from storage.postgres import POOL_MAX
 from tests.storage.conftest import snapshot
 
 
@@ -190,9 +192,10 @@ def test_sqlite_urls(url: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("url", "reason"),
     [
-        ("postgres://bot:s3cret@db/ochko", "PostgreSQL backend is not implemented"),
-        ("postgresql://db/ochko", "PostgreSQL backend is not implemented"),
-        ("mysql://db/ochko", "unknown scheme 'mysql'"),
+        ("postgres://bot:s3cret@db/ochko#main", "no #fragment"),
+        ("postgresql://bot:s3cret@db/ochko?pool_max=0", "pool_max must be"),
+        ("postgresql://db/ochko?password=s3cret&pool_max=2&pool_max=3", "pool_max must be"),
+        ("mysql://bot:s3cret@db/ochko", "unknown scheme 'mysql'"),
         ("ochko.sqlite3", "not a URL"),
         ("sqlite://host/x.db", "three slashes"),
         ("sqlite:///", "no database path"),
@@ -204,6 +207,21 @@ def test_bad_urls(url: str, reason: str) -> None:
         open_storage(url)
     message = str(caught.value)
     assert "\n" not in message and "s3cret" not in message
+
+
+@pytest.mark.parametrize(
+    ("url", "pool_max"),
+    [
+        ("postgres://bot:s3cret@db:5433/ochko", POOL_MAX),
+        ("POSTGRESQL:///ochko?host=/run/postgresql", POOL_MAX),
+        ("postgresql://bot@db/ochko?password=s3cret&pool_max=3&sslmode=disable", 3),
+    ],
+)
+def test_postgres_urls(url: str, pool_max: int) -> None:
+    # Opening connects to nothing yet: the URL is only read.
+    storage = open_storage(url)
+    assert isinstance(storage, PostgresStorage) and storage.pool_max == pool_max
+    assert "s3cret" not in storage.url and "ochko" in storage.url
 
 
 def test_bad_synchronous_mode() -> None:
@@ -236,14 +254,14 @@ async def test_upgrade_from_version_5_keeps_every_row(tmp_path: Path) -> None:
         await tx.add_stats(-100, 7, StatsDelta(rounds=1))
     await old.stop()
     assert user_version(path) == 5
-    before = snapshot(path)
+    before = snapshot(f"sqlite:///{path}")
 
     # Up to step 6 exactly, so that a later step does not change what this test checks.
     storage = SqliteStorage(path, migrations=MIGRATIONS[:6])
     await storage.start()
     try:
         assert user_version(path) == 6
-        after = snapshot(path)
+        after = snapshot(f"sqlite:///{path}")
         assert after["shown_messages"] == []
         # The games rows gained posted_seq = 0 at the end; every other row is unchanged.
         assert after.pop("games") == [(*row, 0) for row in before.pop("games")]

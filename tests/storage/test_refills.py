@@ -20,6 +20,7 @@ from storage import (
     UnknownAccount,
 )
 from tests.storage.conftest import FakeClock
+from tests.storage.raw import fetch
 
 DAY = 24 * 3600.0
 CHAT = -100
@@ -35,15 +36,12 @@ async def broke_player(storage: Storage, user: int = 7, other: int = 8) -> None:
         )
 
 
-def ledger_rows(path: Path, where: str = "1") -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(
-            "SELECT source_kind, source_id, target_kind, target_id, amount, reason, target_after "
-            f"FROM ledger WHERE {where} ORDER BY entry_id"
-        ).fetchall()
-    finally:
-        conn.close()
+def ledger_rows(url: str, where: str = "true") -> list[tuple[object, ...]]:
+    return fetch(
+        url,
+        "SELECT source_kind, source_id, target_kind, target_id, amount, reason, target_after "
+        f"FROM ledger WHERE {where} ORDER BY entry_id",
+    )
 
 
 async def test_refill_issues_up_to_and_is_counted(storage: Storage, clock: FakeClock) -> None:
@@ -102,8 +100,7 @@ async def test_refill_rolled_back_with_its_transaction(storage: Storage, databas
     # Not used up either: the next transaction refills.
     async with storage.transaction() as tx:
         assert (await tx.refill(CHAT, 7, 1000, period=DAY)).amount == 1000
-    path = Path(database_url.removeprefix("sqlite:///"))
-    assert ledger_rows(path, "source_kind = 'issue'") == [
+    assert ledger_rows(database_url, "source_kind = 'issue'") == [
         ("issue", 0, "player", 7, 1000, "daily refill", 1000)
     ]
 
@@ -166,11 +163,12 @@ async def test_upgrade_keeps_the_ledger_and_turns_refills_on(tmp_path: Path) -> 
             "INSERT INTO chats (chat_id, language, preset) VALUES (?, 'en', 'home36')", (CHAT,)
         )
     conn.close()
-    rows = ledger_rows(path)
+    url = f"sqlite:///{path}"
+    rows = ledger_rows(url)
     storage = SqliteStorage(path)
     await storage.start()
     try:
-        assert ledger_rows(path) == rows  # every row kept, in order
+        assert ledger_rows(url) == rows  # every row kept, in order
         chat = await storage.get_chat(CHAT)
         assert (chat.language, chat.preset, chat.daily_refill) == ("en", "home36", True)
         async with storage.transaction() as tx:

@@ -1,0 +1,107 @@
+"""Chat settings and users, the two tables read on every action.
+
+Not cached: several bot processes may share the database, and a copy kept by one of them would
+go stale at another's write without it knowing. Both reads are primary-key lookups.
+
+Concurrency: upsert_user is one INSERT … ON CONFLICT DO UPDATE that keeps the stored value of
+every field left UNSET (the SQLite backend reads the old user first, which is safe there with
+one writer; here a concurrent update of another field would be lost between the read and the
+write). save_chat_settings replaces the whole row, also in one upsert.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from storage.models import UNSET, ChatSettings, Unset, User
+from storage.postgres.base import PostgresReads
+from storage.postgres.block import TransactionBlock
+
+# An insert takes the values given (the defaults for UNSET fields); an update keeps the stored
+# value of each field whose flag ($6, $7, $8) says it was left UNSET.
+_UPSERT_USER: Final = (
+    "INSERT INTO users AS u (user_id, name, language, private_opened, client_language) "
+    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name, "
+    "language = CASE WHEN $6::boolean THEN EXCLUDED.language ELSE u.language END, "
+    "private_opened = CASE WHEN $7::boolean THEN EXCLUDED.private_opened "
+    " ELSE u.private_opened END, "
+    "client_language = CASE WHEN $8::boolean THEN EXCLUDED.client_language "
+    " ELSE u.client_language END "
+    "RETURNING name, language, private_opened, client_language"
+)
+
+
+class ChatReads(PostgresReads):
+    """Reads of chats and users, shared by the storage object and its transactions."""
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        row = await self._row(
+            "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
+            "FROM chats WHERE chat_id = $1",
+            chat_id,
+        )
+        if row is None:
+            return ChatSettings(chat_id, language=self._default_language)
+        return ChatSettings(
+            chat_id=chat_id,
+            language=row[0],
+            preset=row[1],
+            overrides=json.loads(row[2]),
+            turn_timeout=row[3],
+            house_banker=row[4],
+            daily_refill=row[5],
+        )
+
+    async def get_user(self, user_id: int) -> User | None:
+        row = await self._row(
+            "SELECT name, language, private_opened, client_language FROM users WHERE user_id = $1",
+            user_id,
+        )
+        if row is None:
+            return None
+        return User(user_id, row[0], row[1], row[2], row[3])
+
+
+class ChatWrites(TransactionBlock):
+    """Chats and users written inside a transaction."""
+
+    async def upsert_user(
+        self,
+        user_id: int,
+        name: str,
+        *,
+        language: str | Unset | None = UNSET,
+        private_opened: bool | Unset = UNSET,
+        client_language: str | Unset | None = UNSET,
+    ) -> User:
+        row = await self._row(
+            _UPSERT_USER,
+            user_id,
+            name,
+            None if isinstance(language, Unset) else language,
+            False if isinstance(private_opened, Unset) else bool(private_opened),
+            None if isinstance(client_language, Unset) else client_language,
+            not isinstance(language, Unset),
+            not isinstance(private_opened, Unset),
+            not isinstance(client_language, Unset),
+        )
+        assert row is not None  # an upsert always returns its row
+        return User(user_id, row[0], row[1], row[2], row[3])
+
+    async def save_chat_settings(self, settings: ChatSettings) -> None:
+        await self._execute(
+            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
+            "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO UPDATE "
+            "SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
+            "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
+            "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill",
+            settings.chat_id,
+            settings.language,
+            settings.preset,
+            # As the SQLite backend writes it: the same text in either database.
+            json.dumps(dict(settings.overrides), ensure_ascii=False, sort_keys=True),
+            settings.turn_timeout,
+            bool(settings.house_banker),
+            bool(settings.daily_refill),
+        )

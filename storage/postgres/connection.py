@@ -1,0 +1,194 @@
+"""PostgresStorage, the owner of a process's asyncpg pool: the start-up check and migrations,
+the reads outside transactions (any pooled connection) and the transactions (each on a
+connection of its own from BEGIN to COMMIT). The reads and writes of each group of tables live
+in their own modules, as mixins assembled here and in transaction.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Any, Final, TypeVar
+
+from storage.errors import ConcurrencyConflict, StorageError, TransactionClosed, redact_url
+from storage.interface import Storage, Transaction
+from storage.postgres.base import Record
+from storage.postgres.chats import ChatReads
+from storage.postgres.claims import ClaimQueries, LeaseReads
+from storage.postgres.delivery import DeliveryReads
+from storage.postgres.driver import (
+    DRIVER_ERRORS,
+    Pool,
+    create_pool,
+    describe,
+    read_committed,
+    storage_error,
+)
+from storage.postgres.games import GameQueries, GameReads
+from storage.postgres.ledger import LedgerQueries, LedgerReads
+from storage.postgres.migrations import MIGRATIONS, PostgresMigration, migrate
+from storage.postgres.stats import StatsQueries
+from storage.postgres.transaction import PostgresTransaction
+
+T = TypeVar("T")
+
+# Connections of the pool: a transaction holds one from BEGIN to COMMIT, a read for one
+# statement; more transactions than this wait for a connection to come back.
+POOL_MAX: Final = 10
+# A DSN asyncpg cannot parse is a ValueError, raised when the pool connects.
+_CONNECT_ERRORS: Final[tuple[type[Exception], ...]] = (*DRIVER_ERRORS, ValueError)
+
+
+async def _driver(step: Awaitable[T]) -> T:
+    """A step of the transaction machinery (acquire, BEGIN, COMMIT), its errors as storage
+    errors. Not the caller's block: what it raises is its own business."""
+    try:
+        return await step
+    except DRIVER_ERRORS as error:
+        raise storage_error(error) from error
+
+
+def _rolled_back(failure: StorageError) -> StorageError:
+    """The error of a block that went on after one of its statements failed."""
+    kind = ConcurrencyConflict if isinstance(failure, ConcurrencyConflict) else StorageError
+    error = kind(f"the transaction was rolled back, a statement of it failed: {failure}")
+    error.__cause__ = failure
+    return error
+
+
+class PostgresStorage(
+    ChatReads,
+    GameReads,
+    GameQueries,
+    LedgerReads,
+    LedgerQueries,
+    StatsQueries,
+    DeliveryReads,
+    LeaseReads,
+    ClaimQueries,
+    Storage,
+):
+    """PostgreSQL through an asyncpg pool (`pool_max` connections at most, one kept open).
+
+    Several bot processes may share the database. Nothing read is kept in memory (another
+    process's write would make the copy stale), transactions run at READ COMMITTED, and every
+    read-then-write of the table modules locks or conditions what it depends on (each module
+    says how). A transaction that loses a race (deadlock, serialization failure, a game saved
+    from a stale copy) raises ConcurrencyConflict: nothing of it was committed, run it again.
+
+    A task inside its own transaction must not use the storage object directly: it would not
+    see the transaction's writes, and waiting for a row its transaction locked would never end
+    (PostgreSQL sees no deadlock: the transaction only waits for its client). That is refused,
+    as in the SQLite backend.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        pool_max: int = POOL_MAX,
+        clock: Callable[[], float] = time.time,
+        migrations: Sequence[PostgresMigration] = MIGRATIONS,
+        default_language: str = "ru",
+    ) -> None:
+        if pool_max < 1:
+            raise ValueError(f"pool_max must be at least 1, got {pool_max}")
+        self._dsn = dsn
+        self.url = redact_url(dsn)  # for messages: the password hidden
+        self.pool_max = pool_max
+        self._clock = clock
+        self._migrations = tuple(migrations)
+        self._default_language = default_language
+        self._pool: Pool | None = None
+        # The tasks inside one of this object's transactions (see the class docstring).
+        self._owners: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> None:
+        if self._pool is not None:
+            raise StorageError("storage is already started")
+        try:
+            pool = await create_pool(self._dsn, min_size=1, max_size=self.pool_max)
+        except _CONNECT_ERRORS as error:
+            raise StorageError(
+                f"cannot connect to database {self.url!r}: {describe(error)}"
+            ) from error
+        try:
+            conn = await pool.acquire()
+            try:
+                await migrate(conn, self._migrations)
+            finally:
+                await pool.release(conn)
+        except DRIVER_ERRORS as error:
+            pool.terminate()
+            raise StorageError(
+                f"database {self.url!r} could not be checked or migrated: {describe(error)}"
+            ) from error
+        except BaseException:
+            pool.terminate()
+            raise
+        self._pool = pool
+
+    async def stop(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()  # waits for the transactions under way to give their connection back
+
+    def _check_not_owner(self) -> asyncio.Task[Any] | None:
+        """The current task; StorageError if it is inside its own transaction."""
+        task = asyncio.current_task()
+        if task is not None and task in self._owners:
+            raise StorageError(
+                "storage used directly inside its own open transaction (it would not see the "
+                "transaction's writes, and waiting for its locks would deadlock); "
+                "use the Transaction object's methods"
+            )
+        return task
+
+    def _live_pool(self) -> Pool:
+        if self._pool is None:
+            raise TransactionClosed("storage is not started")
+        return self._pool
+
+    async def _rows(self, sql: str, *args: object) -> list[Record]:
+        self._check_not_owner()
+        pool = self._live_pool()
+        try:
+            return await pool.fetch(sql, *args)
+        except DRIVER_ERRORS as error:
+            raise storage_error(error) from error
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        return self._transaction()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[PostgresTransaction]:
+        task = self._check_not_owner()
+        pool = self._live_pool()
+        conn = await _driver(pool.acquire())
+        try:
+            server = read_committed(conn)
+            await _driver(server.start())
+            tx = PostgresTransaction(conn, self._clock, self._default_language)
+            owners = {task} if task is not None else set()
+            self._owners |= owners
+            try:
+                yield tx
+            except BaseException:
+                tx._close()
+                self._owners -= owners
+                # The block's error is the one worth raising, not a failed ROLLBACK's: the
+                # pool then resets or discards the connection.
+                with suppress(*DRIVER_ERRORS):
+                    await server.rollback()
+                raise
+            tx._close()
+            self._owners -= owners
+            if tx._failed is not None:
+                # The block caught a statement's error and went on: nothing of it can commit.
+                with suppress(*DRIVER_ERRORS):
+                    await server.rollback()
+                raise _rolled_back(tx._failed)
+            await _driver(server.commit())
+        finally:
+            await pool.release(conn)

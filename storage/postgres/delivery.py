@@ -1,0 +1,69 @@
+"""Delivery bookkeeping: the update ids already processed and the digest of what each bot
+message shows.
+
+Concurrency: claim_update is INSERT … ON CONFLICT DO NOTHING: of two transactions claiming one
+update id, the second waits for the first and claims nothing if it commits (the update is then
+processed exactly once), or claims it if the first rolls back. record_shown is an upsert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from storage.postgres.base import PostgresReads, dumps
+from storage.postgres.block import TransactionBlock
+
+
+class DeliveryReads(PostgresReads):
+    """Reads of the bookkeeping, shared by the storage object and its transactions."""
+
+    async def is_processed(self, update_id: int) -> bool:
+        row = await self._row("SELECT 1 FROM processed_updates WHERE update_id = $1", update_id)
+        return row is not None
+
+    async def shown_digest(self, chat_id: int, message_id: int) -> str | None:
+        row = await self._row(
+            "SELECT digest FROM shown_messages WHERE chat_id = $1 AND message_id = $2",
+            chat_id,
+            message_id,
+        )
+        return None if row is None else str(row[0])
+
+
+class DeliveryWrites(TransactionBlock):
+    """Updates claimed and messages shown, inside a transaction."""
+
+    async def claim_update(self, update_id: int) -> bool:
+        inserted = await self._execute(
+            "INSERT INTO processed_updates (update_id, processed_at) VALUES ($1, $2) "
+            "ON CONFLICT (update_id) DO NOTHING",
+            update_id,
+            self._clock(),
+        )
+        return inserted == 1
+
+    async def prune_processed(self, before: float) -> int:
+        return await self._execute("DELETE FROM processed_updates WHERE processed_at < $1", before)
+
+    async def record_shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        await self._execute(
+            "INSERT INTO shown_messages (chat_id, message_id, digest, shown_at) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (chat_id, message_id) DO UPDATE SET "
+            "digest = EXCLUDED.digest, shown_at = EXCLUDED.shown_at",
+            chat_id,
+            message_id,
+            digest,
+            self._clock(),
+        )
+
+    async def forget_shown(self, chat_id: int, message_ids: Collection[int]) -> None:
+        if message_ids:
+            await self._execute(
+                "DELETE FROM shown_messages WHERE chat_id = $1 AND message_id IN "
+                "(SELECT jsonb_array_elements_text($2::jsonb)::bigint)",
+                chat_id,
+                dumps(sorted(set(message_ids))),
+            )
+
+    async def prune_shown(self, before: float) -> int:
+        return await self._execute("DELETE FROM shown_messages WHERE shown_at < $1", before)

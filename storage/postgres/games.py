@@ -1,0 +1,318 @@
+"""The games, their archived logs and their seats: the game state with optimistic concurrency,
+the ids of the messages that show it, the deadlines the timers re-arm from.
+
+Concurrency (READ COMMITTED, several processes): save_game is one conditional UPDATE
+(`version = expected`): a concurrent save of the same game holds the row until it commits,
+then PostgreSQL re-checks the condition on the new row, which no longer matches, and the
+caller gets VersionConflict. set_messages and start_clock are single UPDATEs whose conditions
+are re-checked the same way (posted_seq grows with GREATEST, so it never goes back).
+archive_log and set_seats read, then write what depends on what they read (the log's length,
+the seats already there): they first lock the game's row, so that two of them on one game run
+one after the other, the second reading what the first committed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Final, cast
+
+from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
+from storage.models import GAME_STATUSES, UNSET, GameStatus, StoredGame, Unset
+from storage.postgres.base import PostgresReads, Record, dumps
+from storage.postgres.block import TransactionBlock
+
+_GAME_COLUMNS: Final = (
+    "game_id, chat_id, thread_id, status, state, version, bank, deadline, table_message_id, "
+    "hand_messages, creator_id, created_at, updated_at, posted_seq"
+)
+# FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders these writers after a
+# concurrent save_game and each other, but not inserts that merely refer to the game (ledger
+# rows, seats, log entries take a KEY SHARE lock for their foreign key).
+_LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1 FOR NO KEY UPDATE"
+
+
+def _game_from_row(row: Record) -> StoredGame:
+    return StoredGame(
+        game_id=row[0],
+        chat_id=row[1],
+        thread_id=row[2],
+        status=row[3],
+        state=json.loads(row[4]),
+        version=row[5],
+        bank=row[6],
+        deadline=row[7],
+        table_message_id=row[8],
+        # JSON object keys are strings; user ids are ints everywhere else.
+        hand_messages={int(k): int(v) for k, v in json.loads(row[9]).items()},
+        creator_id=row[10],
+        created_at=row[11],
+        updated_at=row[12],
+        posted_seq=row[13],
+    )
+
+
+def _check_status(status: str) -> GameStatus:
+    if status not in GAME_STATUSES:
+        raise ValueError(f"unknown game status {status!r}")
+    return cast(GameStatus, status)
+
+
+class GameReads(PostgresReads):
+    """Reads of games, shared by the storage object and its transactions."""
+
+    async def load_game(self, game_id: int) -> StoredGame | None:
+        row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = $1", game_id)
+        return None if row is None else _game_from_row(row)
+
+    async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
+        # The condition matches the partial unique index games_open_by_thread exactly.
+        row = await self._row(
+            f"SELECT {_GAME_COLUMNS} FROM games "
+            "WHERE chat_id = $1 AND thread_id = $2 AND status <> 'finished'",
+            chat_id,
+            thread_id,
+        )
+        return None if row is None else _game_from_row(row)
+
+    async def seated_games(self, user_id: int) -> list[int]:
+        rows = await self._rows(
+            "SELECT seats.game_id FROM seats JOIN games ON games.game_id = seats.game_id "
+            "WHERE seats.user_id = $1 AND games.status <> 'finished' ORDER BY seats.game_id",
+            user_id,
+        )
+        return [row[0] for row in rows]
+
+    async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
+        rows = await self._rows(
+            "SELECT entry FROM game_log WHERE game_id = $1 ORDER BY seq", game_id
+        )
+        return [json.loads(row[0]) for row in rows]
+
+
+class GameQueries(PostgresReads):
+    """Reads of the storage object only: the games to look after at start-up and when idle."""
+
+    async def games_with_deadlines(self) -> list[tuple[int, float]]:
+        rows = await self._rows(
+            "SELECT game_id, deadline FROM games "
+            "WHERE status <> 'finished' AND deadline IS NOT NULL ORDER BY deadline"
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    async def games_awaiting_clock(self) -> list[int]:
+        rows = await self._rows(
+            "SELECT game_id FROM games WHERE status = 'active' AND deadline IS NULL "
+            "ORDER BY game_id"
+        )
+        return [row[0] for row in rows]
+
+    async def games_updated_since(self, since: float) -> list[tuple[int, int, int]]:
+        rows = await self._rows(
+            "SELECT game_id, chat_id, version FROM games WHERE updated_at >= $1 ORDER BY game_id",
+            since,
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    async def stale_views(self) -> list[int]:
+        rows = await self._rows(
+            "SELECT game_id FROM games WHERE status <> 'finished' AND shown_version < version "
+            "ORDER BY game_id"
+        )
+        return [row[0] for row in rows]
+
+    async def stale_games(self, idle_before: float) -> list[int]:
+        rows = await self._rows(
+            "SELECT game_id FROM games WHERE status <> 'finished' AND updated_at < $1 "
+            "ORDER BY updated_at",
+            idle_before,
+        )
+        return [row[0] for row in rows]
+
+
+class GameWrites(TransactionBlock):
+    """Writes of games, their log and their seats, inside a transaction."""
+
+    async def create_game(
+        self,
+        chat_id: int,
+        thread_id: int,
+        creator_id: int,
+        state: dict[str, Any],
+        status: GameStatus = "lobby",
+    ) -> StoredGame:
+        _check_status(status)
+        now = self._clock()
+        text = dumps(state)
+        # ON CONFLICT on the partial index rather than an error: the thread's open game (also
+        # one being created concurrently, once it commits) is reported without aborting the
+        # transaction, which goes on as in the SQLite backend.
+        row = await self._row(
+            "INSERT INTO games (chat_id, thread_id, status, state, version, creator_id, "
+            "created_at, updated_at) VALUES ($1, $2, $3, $4, 1, $5, $6, $6) "
+            "ON CONFLICT (chat_id, thread_id) WHERE status <> 'finished' DO NOTHING "
+            "RETURNING game_id",
+            chat_id,
+            thread_id,
+            status,
+            text,
+            creator_id,
+            now,
+        )
+        if row is None:
+            raise GameExists(chat_id, thread_id)
+        return StoredGame(
+            game_id=row[0],
+            chat_id=chat_id,
+            thread_id=thread_id,
+            status=status,
+            state=json.loads(text),  # a private copy: the caller may keep mutating its dict
+            version=1,
+            bank=0,
+            deadline=None,
+            table_message_id=None,
+            hand_messages={},
+            creator_id=creator_id,
+            created_at=now,
+            updated_at=now,
+            posted_seq=0,
+        )
+
+    async def save_game(
+        self,
+        game_id: int,
+        *,
+        expected_version: int,
+        state: dict[str, Any],
+        status: GameStatus,
+        deadline: float | None,
+    ) -> int:
+        _check_status(status)
+        # Reopening a finished game is refused by the condition when its thread has another
+        # open game, so that the transaction stays usable; only a game opened concurrently
+        # reaches the unique index (a ConcurrencyConflict: run again, it is then refused here).
+        # The claim is cleared: the deadline it was taken for is gone.
+        rows = await self._rows(
+            "UPDATE games AS g SET state = $1, status = $2, deadline = $3, "
+            "version = g.version + 1, updated_at = $4, claim_owner = NULL, claim_until = NULL "
+            "WHERE g.game_id = $5 AND g.version = $6 AND ($2 = 'finished' "
+            " OR g.status <> 'finished' OR NOT EXISTS (SELECT 1 FROM games AS other"
+            "  WHERE other.chat_id = g.chat_id AND other.thread_id = g.thread_id"
+            "  AND other.status <> 'finished')) "
+            "RETURNING g.version",
+            dumps(state),
+            status,
+            deadline,
+            self._clock(),
+            game_id,
+            expected_version,
+        )
+        if rows:
+            return int(rows[0][0])
+        current = await self._row(
+            "SELECT version, chat_id, thread_id FROM games WHERE game_id = $1", game_id
+        )
+        if current is None:
+            raise GameNotFound(game_id)
+        if current[0] != expected_version:
+            raise VersionConflict(game_id, expected_version, current[0])
+        raise GameExists(current[1], current[2])
+
+    async def set_messages(
+        self,
+        game_id: int,
+        *,
+        table_message_id: int | Unset | None = UNSET,
+        hand_messages: Mapping[int, int] | Unset | None = UNSET,
+        shown_version: int | Unset = UNSET,
+        posted_seq: int | Unset = UNSET,
+    ) -> None:
+        assignments: list[str] = []
+        params: list[object] = []
+
+        def assign(template: str, value: object) -> None:
+            params.append(value)
+            assignments.append(template.format(f"${len(params)}"))
+
+        if not isinstance(table_message_id, Unset):
+            assign("table_message_id = {}", table_message_id)
+        if not isinstance(hand_messages, Unset):
+            assign(
+                "hand_messages = {}", dumps({str(k): v for k, v in (hand_messages or {}).items()})
+            )
+        if not isinstance(shown_version, Unset):
+            assign("shown_version = {}", shown_version)
+        if not isinstance(posted_seq, Unset):
+            # Only ever grows: a late write of an older progress must not re-post results.
+            assign("posted_seq = GREATEST(posted_seq, {})", posted_seq)
+        if not assignments:
+            return
+        changed = await self._execute(
+            f"UPDATE games SET {', '.join(assignments)} WHERE game_id = ${len(params) + 1}",
+            *params,
+            game_id,
+        )
+        if changed == 0:
+            raise GameNotFound(game_id)
+
+    async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
+        # No version bump and no updated_at: delivering a prompt changes nothing of the game.
+        changed = await self._execute(
+            "UPDATE games SET deadline = $1, claim_owner = NULL, claim_until = NULL "
+            "WHERE game_id = $2 AND version = $3 AND status <> 'finished' AND deadline IS NULL",
+            deadline,
+            game_id,
+            version,
+        )
+        return changed == 1
+
+    async def archive_log(
+        self, game_id: int, start: int, entries: Sequence[Mapping[str, Any]]
+    ) -> None:
+        if not entries:
+            return
+        # Locked first, so that the length read below is the length once every other
+        # archiver of the game has committed: each statement after it sees their writes.
+        if await self._row(_LOCK_GAME, game_id) is None:
+            if start != 0:
+                raise StorageError(f"game {game_id}: the log archive holds 0 entries, not {start}")
+            raise GameNotFound(game_id)
+        # Checked and appended in one statement: a gap or an overlap inserts nothing.
+        row = await self._row(
+            "WITH archived AS (SELECT count(*) AS entries, coalesce(max(seq) + 1, 0) AS next "
+            " FROM game_log WHERE game_id = $1), "
+            "appended AS (INSERT INTO game_log (game_id, seq, entry) "
+            " SELECT $1, $2 + added.n - 1, added.body "
+            " FROM archived, jsonb_array_elements_text($3::jsonb) WITH ORDINALITY "
+            " AS added (body, n) "
+            " WHERE archived.entries = $2 AND archived.next = $2) "
+            "SELECT entries, next FROM archived",
+            game_id,
+            start,
+            # The entries' own text, as the SQLite backend stores it (a jsonb value would be
+            # stored normalized): a JSON array of strings.
+            dumps([dumps(entry) for entry in entries]),
+        )
+        assert row is not None
+        if not row[0] == row[1] == start:
+            raise StorageError(
+                f"game {game_id}: the log archive holds {row[0]} entries, not {start}"
+            )
+
+    async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
+        # Locked first: two concurrent calls would each delete only the seats they saw, and
+        # both lists would end up mixed. After the lock, the seats read are the committed ones.
+        if await self._row(_LOCK_GAME, game_id) is None:
+            if user_ids:
+                raise GameNotFound(game_id)
+            return
+        # The seats that stay are left alone; the others go, the new ones come.
+        await self._execute(
+            "WITH seated AS (SELECT jsonb_array_elements_text($2::jsonb)::bigint AS user_id), "
+            "gone AS (DELETE FROM seats WHERE game_id = $1 "
+            " AND user_id NOT IN (SELECT user_id FROM seated)) "
+            "INSERT INTO seats (game_id, user_id) SELECT $1, user_id FROM seated "
+            "ON CONFLICT DO NOTHING",
+            game_id,
+            dumps(sorted(set(user_ids))),
+        )

@@ -1,0 +1,16 @@
+"""Step 3: seats: who sits in which game."""
+
+from typing import Final
+
+DESCRIPTION: Final = "seats: who sits in which game"
+
+APPLY: Final = """
+-- Who sits in which game, so that the bot can find a person's games (the per-person cap,
+-- commands typed in the private chat) without reading every game's state.
+CREATE TABLE seats (
+    game_id  BIGINT NOT NULL REFERENCES games (game_id),
+    user_id  BIGINT NOT NULL,
+    PRIMARY KEY (user_id, game_id)
+);
+CREATE INDEX seats_by_game ON seats (game_id);
+"""

@@ -1,0 +1,11 @@
+"""Step 4: games.shown_version: the version the table message shows."""
+
+from typing import Final
+
+DESCRIPTION: Final = "games.shown_version: the version the table message shows"
+
+APPLY: Final = """
+-- The state version the group's table message last showed: after a crash, only games whose
+-- table is behind their state need their views refreshed at start-up.
+ALTER TABLE games ADD COLUMN shown_version BIGINT NOT NULL DEFAULT 0;
+"""
