@@ -50,6 +50,7 @@ PRUNE_INTERVAL = 3600.0
 PROCESSED_KEEP = 86_400.0
 SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was last shown
 DRAIN_SECONDS = 5.0
+SHARED_DRAIN_SECONDS = 2.0
 # Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's
 # preview: the deep link would otherwise grow a card under the table.
 DEFAULTS = Defaults(
@@ -117,9 +118,13 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         bot_username=application.bot.username,
         limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
         menu=commands.menu,
+        shared=shared_database(settings.database_url),
     )
     timers, delivery = rt.timers, rt.delivery
     application.bot_data["runtime"] = rt
+    if rt.replica is not None:
+        # Before anything is sent: the overall flood budget is shared from the first message.
+        await rt.replica.heartbeat()
     await prune(storage)
     # Timers come back from the stored deadlines; overdue ones fire at once.
     for game_id, deadline in await storage.games_with_deadlines():
@@ -133,6 +138,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         await delivery.load(game_id)
     timers.start()
     delivery.start()
+    if rt.replica is not None:
+        rt.replica.start()
     await _register_commands(application)
     if application.job_queue is not None:
         application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
@@ -169,9 +176,22 @@ async def _register_commands(application: Application[Any, Any, Any, Any, Any, A
         log.warning("could not register the command menu: %s", error)
 
 
+def shared_database(database_url: str) -> bool:
+    """Whether other bot processes may share the database (PostgreSQL: replicas behind a
+    webhook); an SQLite file belongs to one process."""
+    return not database_url.lower().startswith("sqlite:")
+
+
+async def _job_turn(rt: Runtime, job: str, every: float) -> bool:
+    """Whether this process runs the periodic job now: one of the replicas does."""
+    return rt.replica is None or await rt.replica.job_turn(job, every)
+
+
 async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
     """Lobbies and games nobody touched for LOBBY_TIMEOUT end, with a message."""
     rt: Runtime = context.application.bot_data["runtime"]
+    if not await _job_turn(rt, "sweep", SWEEP_INTERVAL):
+        return
     idle_before = time.time() - rt.settings.lobby_timeout
     for game_id in await rt.storage.stale_games(idle_before):
         try:
@@ -193,7 +213,8 @@ async def prune(storage: Storage) -> None:
 
 async def prune_job(context: ContextTypes.DEFAULT_TYPE) -> None:
     rt: Runtime = context.application.bot_data["runtime"]
-    await prune(rt.storage)
+    if await _job_turn(rt, "prune", PRUNE_INTERVAL):
+        await prune(rt.storage)
 
 
 async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -214,8 +235,14 @@ async def post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     if rt is None:
         return
     await rt.timers.stop()
-    if not await rt.delivery.drain(timeout=DRAIN_SECONDS):
+    # Replicas hand what is left to the others (with the chats' recent sends) rather than wait.
+    drain = DRAIN_SECONDS if rt.replica is None else SHARED_DRAIN_SECONDS
+    if not await rt.delivery.drain(timeout=drain):
         log.warning("stopping with chats still to update: %s", rt.delivery.lanes.waiting())
+    if rt.replica is not None:
+        # Drained: the other replicas take the chats over now, counting what was just sent.
+        await rt.replica.stop()
+        await rt.replica.release_all()
 
 
 async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -224,6 +251,8 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
         return
     await rt.timers.stop()
     await rt.delivery.stop()
+    if rt.replica is not None:
+        await rt.replica.stop()
     await rt.storage.stop()
     log.info("stopped cleanly")
 

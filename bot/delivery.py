@@ -43,6 +43,7 @@ from bot.game_state import View, meta_of
 from bot.house import HOUSE_ID
 from bot.lanes import Lanes, Limiter, Priority, Step
 from bot.languages import personal
+from bot.replicas import Replica
 from bot.screens import Screens, digest, has_buttons, notice_of, same
 from bot.service import GameService
 from bot.telegram_errors import Fate, Verdict, classify
@@ -128,6 +129,8 @@ class Delivery:
         self._clocks: dict[int, tuple[int, float, int]] = {}  # game -> (version, deadline, s)
         self._shown_versions: dict[int, int] = {}  # game -> version its table shows, unwritten
         self._booker: asyncio.Task[None] | None = None
+        self.replica: Replica | None = None
+        self.user_ttl = USER_CACHE_SECONDS  # shorter with replicas: another may write a user
 
     def start(self) -> None:
         self._warnings.start()
@@ -136,6 +139,8 @@ class Delivery:
 
     async def committed(self, view: View) -> None:
         """A new committed version: show it where it belongs."""
+        if not await self._delivers(view.stored.chat_id, view.game_id):
+            return
         await self._users_of(view.game.players)
         if view.game_id not in self._views:
             await self._learn_shown(view)  # the first view since start: what do its messages show
@@ -146,7 +151,7 @@ class Delivery:
     async def load(self, game_id: int) -> View | None:
         """Read a game once (start-up, a migration, a repost) and show it."""
         stored = await self.storage.load_game(game_id)
-        if stored is None:
+        if stored is None or not await self._delivers(stored.chat_id, game_id):
             return None
         view = View(
             stored,
@@ -158,6 +163,23 @@ class Delivery:
         await self._users_of(view.game.players)
         self._take(view, force=True)
         return view
+
+    async def _delivers(self, chat_id: int, game_id: int) -> bool:
+        """Whether this process shows the chat (always, unless replicas share the database:
+        then the holder of the chat's lease does, see `bot.replicas`)."""
+        if self.replica is None or await self.replica.take(chat_id):
+            return True
+        self._drop(game_id)
+        return False
+
+    def _drop(self, game_id: int) -> None:
+        if (view := self._views.pop(game_id, None)) is not None:
+            self._forget(game_id, view)
+
+    def chat_given_up(self, chat_id: int) -> None:
+        """Another replica shows the chat now: what this one recorded of it would go stale."""
+        for game_id in [g for g, v in self._views.items() if v.stored.chat_id == chat_id]:
+            self._drop(game_id)
 
     def _take(self, view: View, *, force: bool = False) -> None:
         game_id = view.game_id
@@ -211,6 +233,10 @@ class Delivery:
         """The newest view of each game delivery keeps (read-only)."""
         return dict(self._views)
 
+    def version_of(self, game_id: int) -> int | None:
+        view = self._views.get(game_id)
+        return None if view is None else view.version
+
     def resend_hand(self, game_id: int, player: int) -> None:
         """/hand: post the player's hand anew (the old message may be far up the chat)."""
         old = self._hands.pop((game_id, player), None)
@@ -228,10 +254,7 @@ class Delivery:
                 continue
             cached = self._users.get(player)
             if cached is None or cached[1] < now:
-                self._users[player] = (
-                    await self.storage.get_user(player),
-                    now + USER_CACHE_SECONDS,
-                )
+                self._users[player] = (await self.storage.get_user(player), now + self.user_ttl)
 
     def forget_user(self, user_id: int) -> None:
         """The user's record changed (/start, /lang, a refused send): read it again."""

@@ -39,7 +39,10 @@ made and nothing is sent into a chat while Telegram has told us to wait.
 * ``{"max_retries": n}``: per-request override of ``max_retries``.
 
 On `telegram.error.RetryAfter` the chat (or every request, if the request had no chat) is blocked
-until ``retry_after`` (+ ``retry_after_margin``) has passed, measured from when the 429 arrived;
+until ``retry_after`` (+ ``retry_after_margin``) has passed, measured from when the 429 arrived,
+and, when several processes send as the bot (`share_overall`), every other chat for at most
+one overall window (a 429 may then be for the bot's per-second limit, which a stream of
+requests from other chats would otherwise keep tripping);
 the request is then retried, at most ``max_retries`` times, after which the error propagates.
 Every 429 is logged at WARNING. Other errors propagate unchanged.
 
@@ -239,7 +242,10 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         "_group_per_minute",
         "_group_window",
         "_overall",
+        "_overall_per_second",
+        "_overall_window",
         "_private_interval",
+        "_processes",
         "limit_callback_answers",
         "max_retries",
         "retry_after_margin",
@@ -269,6 +275,9 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._private_interval = private_interval
         # Evenly paced, not in bursts: Telegram counts arrivals, and a burst sent inside our
         # window can reach it bunched with the next one.
+        self._overall_per_second = overall_per_second
+        self._overall_window = overall_window
+        self._processes = 1  # processes sending as this bot (see share_overall)
         spacing = overall_window / overall_per_second if overall_per_second > 0 else 0.0
         self._overall = _Window(overall_per_second, overall_window, spacing)
         self.max_retries = max_retries
@@ -325,6 +334,43 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         chat = self._chats.get(key) if key is not None else None
         chat_delay = chat.delay(now) if chat is not None else 0.0
         return max(chat_delay, self._overall.delay(now, paced=False))
+
+    def share_overall(self, processes: int) -> None:
+        """Several processes send as one bot (replicas): Telegram's ~30 per second is for the
+        bot, so each takes an equal share of ``overall_per_second``."""
+        window = self._overall
+        self._processes = max(1, processes)
+        limit = max(1, self._overall_per_second // self._processes)
+        if self._overall_per_second and limit != window.limit:
+            window.limit = limit
+            window.spacing = self._overall_window / limit
+
+    def sent_lately(self, chat_id: int | str) -> list[float]:
+        """Unix times of the requests to ``chat_id`` that its window still counts, oldest
+        first: what another process taking the chat over must count too (`count_sent`)."""
+        key = _chat_key(chat_id)
+        chat = self._chats.get(key) if key is not None else None
+        if chat is None:
+            return []
+        now = time.monotonic()
+        chat._prune(now)
+        offset = time.time() - now
+        return [at + offset for at in chat.log]
+
+    def count_sent(self, chat_id: int | str, times: list[float]) -> None:
+        """Count requests that another process sent to ``chat_id`` at these unix times: the
+        chat's flood budget is one, whoever sends (several replicas of the bot; the chat's
+        delivery moves from one to another)."""
+        key = _chat_key(chat_id)
+        if key is None or not times:
+            return
+        chat = self._chat(key)
+        now = time.monotonic()
+        offset = now - time.time()
+        merged = sorted([*chat.log, *(min(at + offset, now) for at in times)])
+        chat.log.clear()
+        chat.log.extend(merged)
+        chat._prune(now)
 
     # ------------------------------------------------------------------ BaseRateLimiter
 
@@ -507,8 +553,19 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 return await call()
             except RetryAfter as error:
                 wait = _retry_after_seconds(error) + self.retry_after_margin
+                now = time.monotonic()
                 blocked = chat if chat is not None else self._overall
-                blocked.blocked_until = max(blocked.blocked_until, time.monotonic() + wait)
+                blocked.blocked_until = max(blocked.blocked_until, now + wait)
+                if chat is not None and self._processes > 1:
+                    # A 429 does not say which limit it is for. Alone, this process keeps the
+                    # bot under its per-second limit; with others sending as the same bot it
+                    # may be that one, and Telegram refuses, and holds against the bot,
+                    # whatever any chat sends inside that window: every chat pauses for up to
+                    # one overall window too, or the other chats' stream keeps tripping it.
+                    self._overall.blocked_until = max(
+                        self._overall.blocked_until,
+                        now + min(wait, self._overall_window + self.retry_after_margin),
+                    )
                 self.stats.retry_after_hits += 1
                 where = f"chat {key}" if key is not None else "all chats"
                 if attempt >= max_retries:

@@ -32,13 +32,13 @@ from rules.variants import Variant, preset, with_overrides
 from storage import (
     Account,
     ChatSettings,
+    ConcurrencyConflict,
     GameExists,
     StatsDelta,
     Storage,
     StoredGame,
     Transaction,
     Transfer,
-    VersionConflict,
 )
 
 NEWS_KEEP = 4  # notable events kept for the table's news line
@@ -230,9 +230,10 @@ class GameService:
                 outcome = await self._act_once(
                     game_id, actor, command, update_id, button_version, origin
                 )
-            except VersionConflict:
-                # Another process saved first; the per-game lock makes this rare. Judge again
-                # against the fresh state rather than merging.
+            except ConcurrencyConflict:
+                # Another process saved first (or PostgreSQL broke a deadlock between two); the
+                # per-game lock makes this rare within a process. Judge again against the fresh
+                # state rather than merging.
                 if attempt == 2:
                     raise Refused("slow_down") from None
                 continue

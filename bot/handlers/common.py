@@ -23,16 +23,20 @@ from bot.game_state import View, meta_of
 from bot.lanes import Limiter
 from bot.languages import personal
 from bot.locks import KeyedLocks
+from bot.replicas import Budget, Replica
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.service import Actor, Command, GameService, Outcome, Refused
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
-from bot.timers import TurnTimers
+from bot.timers import ClaimedTimers, TurnTimers
 from rules.game import Game
 from rules.odds import odds_for
 from storage import Storage, StoredGame
 
 log = logging.getLogger(__name__)
+# With replicas, another process may record that a player opened the private chat (/start):
+# what delivery knows of people is read again this often.
+SHARED_USER_SECONDS = 5.0
 NAME_LIMIT = 64
 AMOUNT = re.compile(r"^\+?\d{1,15}$")
 ADMIN_TTL = 60.0
@@ -61,6 +65,7 @@ class Runtime:
         bot_username: str,
         limiter: Limiter | None,
         menu: Menu,
+        shared: bool = False,
     ) -> None:
         self.settings = settings
         # The command table's menus (`bot.commands.menu`), for /help: the table refers to the
@@ -69,7 +74,14 @@ class Runtime:
         self.storage = storage
         self.service = service
         self.bot_username = bot_username
-        self.timers = TurnTimers(self._turn_ran_out)
+        # Other processes may share the database (replicas behind a webhook, bot.replicas).
+        budget = limiter if isinstance(limiter, Budget) else None
+        self.replica = Replica(storage, budget) if shared else None
+        self.timers: TurnTimers | ClaimedTimers = (
+            ClaimedTimers(self._turn_ran_out, storage, self.replica.name)
+            if self.replica is not None
+            else TurnTimers(self._turn_ran_out)
+        )
         self.delivery = Delivery(
             bot,
             storage,
@@ -81,6 +93,12 @@ class Runtime:
             on_chat_migrated=self._chat_migrated,
             table_gap=settings.table_edit_gap,
         )
+        if self.replica is not None:
+            self.delivery.replica = self.replica
+            self.delivery.user_ttl = SHARED_USER_SECONDS
+            self.replica.on_changed = self._changed_elsewhere
+            self.replica.on_lost = self.delivery.chat_given_up
+            self.replica.known_version = self.delivery.version_of
         self.replies = Replies(self.delivery.lanes)
         self.locks = KeyedLocks()
         # (chat, user) -> is an admin: Telegram's answer is trusted for ADMIN_TTL seconds.
@@ -89,6 +107,9 @@ class Runtime:
 
     def deep_link(self, game_id: int) -> str:
         return deep_links.build(self.bot_username, game_id)
+
+    async def _changed_elsewhere(self, game_id: int) -> None:
+        await self.delivery.load(game_id)
 
     async def _turn_ran_out(self, game_id: int) -> None:
         await on_timer(self, game_id)

@@ -95,6 +95,10 @@ def _close_end_ask(
     chat_id, message_id = key
 
     async def close() -> object:
+        if rt.replica is not None and not await rt.storage.acquire_lease(
+            f"end:{chat_id}:{message_id}", rt.replica.name, 4 * END_CONFIRM_SECONDS
+        ):
+            return None  # another replica closed it (the press went there, the timer here)
         try:
             if note is None:
                 return await context.bot.delete_message(

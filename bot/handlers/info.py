@@ -20,6 +20,7 @@ from bot.handlers.common import (
     display_name,
     group_command,
     odds_text,
+    stored_view,
     text_sender,
 )
 from bot.i18n import LANGUAGES, t
@@ -279,6 +280,18 @@ async def cmd_hand(asked: Asked) -> None:
         await asked.say(
             render.refusal("private_needed", {}, lang), InlineKeyboardMarkup([[button]])
         )
+        return
+    if rt.replica is not None and not await rt.replica.take(stored.chat_id):
+        # Another replica shows this chat and keeps its hand messages: this one sends the hand
+        # once, outside those records (its buttons work wherever they are pressed).
+        shown = rt.delivery.screens.hand(await stored_view(rt, stored), user.id)
+
+        async def send() -> object:
+            return await asked.context.bot.send_message(
+                user.id, shown.text, reply_markup=shown.markup, **rt.delivery.lanes.send_args()
+            )
+
+        rt.delivery.lanes.post(user.id, send, "hand")
         return
     rt.delivery.resend_hand(stored.game_id, user.id)
     if stored.game_id not in rt.delivery.views():

@@ -242,6 +242,25 @@ async def test_retry_after_blocks_only_that_chat(caplog: pytest.LogCaptureFixtur
     )
 
 
+async def test_replicas_share_the_overall_limit_and_pause_together_on_a_429() -> None:
+    paced = limiter(group_min_interval=0.0, group_per_minute=100, overall_per_second=24)
+    rec = Recorder()
+    paced.share_overall(2)  # two processes send as this bot
+    rec.failures[GROUP] = [retry_after(0.4)]
+    first = asyncio.create_task(send(paced, rec, GROUP, tag="first"))
+    await asyncio.sleep(0.05)
+    # The 429 may have been the bot's per-second limit: the other chats wait it out too.
+    assert paced.delay_for(OTHER_GROUP) > 0.3
+    await send(paced, rec, OTHER_GROUP)
+    await first
+    refused = rec.stamps(GROUP)[0]
+    assert rec.stamps(OTHER_GROUP)[0] - refused >= 0.4 - SLACK
+    # Each process takes its share of the bot's per-second budget.
+    started = time.monotonic()
+    await asyncio.gather(*(send(paced, rec, ALICE + n) for n in range(1, 14)))
+    assert time.monotonic() - started >= 1.0 - SLACK  # 13 at 12 a second, not 24
+
+
 async def test_retry_after_without_a_chat_blocks_everything() -> None:
     paced, rec = limiter(limit_callback_answers=True), Recorder()
     rec.failures[None] = [retry_after(0.3)]

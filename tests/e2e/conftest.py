@@ -505,6 +505,11 @@ class Table:
     versions: list[int] = field(default_factory=list)
     dark_used: bool = False
     pace: float = 0.0  # seconds a player thinks before each action (0: as fast as possible)
+    # A press the bot does not answer within answer_timeout is pressed again, up to `presses`
+    # times in all (a process that dies may take a received press with it, as people see it).
+    presses: int = 1
+    answer_timeout: float = ACTION_TIMEOUT
+    unanswered: int = 0
 
     def __post_init__(self) -> None:
         if not self.by_buttons:
@@ -589,9 +594,18 @@ class Table:
         message, button = await self.e2e.server.wait_for(
             find, ACTION_TIMEOUT, description=f"a current {act.value!r} button in the group"
         )
-        query = await user.press(message, data=button.encode())
         self._pressed[user.id] = (button.version, button.act)
-        answer = await query.wait(ACTION_TIMEOUT)
+        for attempt in range(self.presses):
+            query = await user.press(message, data=button.encode())
+            last = attempt == self.presses - 1
+            try:
+                answer = await query.wait(ACTION_TIMEOUT if last else self.answer_timeout)
+                break
+            except TimeoutError:
+                if last:
+                    raise
+                # Nothing happened: a person taps again (the bot's answer means "applied").
+                self.unanswered += 1
         assert not answer.show_alert, f"{user.first_name} pressed {button}: {answer.text}"
         after = await self._wait_version(before, f"{button} by {user.first_name}")
         return after, answer

@@ -1,0 +1,275 @@
+"""Several bot processes on one database (replicas behind a webhook): who does what.
+
+On PostgreSQL any number of bot processes may run at once, each receiving a share of the
+updates. The database is the one truth: every action is a transaction there, and a game saved
+from a stale copy is refused and judged again (`VersionConflict`). What a process would
+otherwise keep to itself is shared through the database:
+
+* **a chat's delivery** has one owner at a time, the holder of the chat's lease
+  (``chat:<id>``), so the chat's flood budget is spent by one process and nothing is shown
+  twice. A process that commits an action in a chat takes the lease if it is free; if
+  another process holds it, that one shows the new version: it polls the games saved lately
+  (`Storage.games_updated_since`) every `POLL_SECONDS`. The holder renews its leases every
+  `RENEW_SECONDS` and gives up a chat quiet for `IDLE_SECONDS`; its note is the chat's
+  recent sends, so that the next holder counts them against the chat's budget. A process that
+  dies keeps its leases until they run out (`LEASE_SECONDS`); then whoever commits there, or
+  finds the chat behind (`Storage.stale_views`), takes over, counting the sends the dead one
+  may have made since its last note.
+* **turn deadlines** are claimed from the database (`Storage.claim_due`), so whichever
+  process is alive fires them (see `bot.timers.ClaimedTimers`);
+* **periodic jobs** (the sweep of idle games, pruning) run in the process holding the job's
+  lease (``job:<name>``).
+
+Polling (one process, SQLite) needs none of it: `Replica` is only made for a database that
+other processes may share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Final, Protocol, runtime_checkable
+
+from storage import Storage
+from storage.models import Lease
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS: Final = 20.0
+RENEW_SECONDS: Final = 5.0
+IDLE_SECONDS: Final = 120.0
+POLL_SECONDS: Final = 0.25
+# Often: until a process learns of one that started, both send at the share of fewer; a
+# quarter of a second of that stays within the bot's ~30 messages in any second.
+HEARTBEAT_SECONDS: Final = 0.25
+ORPHAN_SECONDS: Final = 5.0  # how often chats left behind by a dead process are looked for
+# A lease this close to running out is renewed before it is relied on.
+MARGIN_SECONDS: Final = 5.0
+# Sends a dead holder may have made after its last note: one per second (the group pacing's
+# minimum spacing) for the time between two renewals.
+UNNOTED_SENDS: Final = int(RENEW_SECONDS) + 1
+
+
+@runtime_checkable
+class Budget(Protocol):
+    """What the leases need of the rate limiter (`bot.ratelimit.PacedRateLimiter`)."""
+
+    def sent_lately(self, chat_id: int) -> list[float]: ...
+
+    def count_sent(self, chat_id: int, times: list[float]) -> None: ...
+
+    def share_overall(self, processes: int) -> None: ...
+
+
+def replica_name() -> str:
+    """This process among the replicas: host, pid and a random tag (a pid may come again)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def chat_lease(chat_id: int) -> str:
+    return f"chat:{chat_id}"
+
+
+REPLICA_PREFIX: Final = "replica:"
+
+
+class Replica:
+    """This process's part of the shared work (see the module docstring)."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        budget: Budget | None,
+        *,
+        name: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.storage = storage
+        self.name = name or replica_name()
+        self._budget = budget
+        self._clock = clock
+        self._held: dict[int, float] = {}  # chat -> when our lease runs out
+        self._active: dict[int, float] = {}  # chat -> last activity
+        self._tasks: list[asyncio.Task[None]] = []
+        self._seen: dict[int, int] = {}  # game -> newest version polled
+        self._chat_of: dict[int, int] = {}  # game -> its chat
+        self._since = 0.0
+        self.on_changed: Callable[[int], Awaitable[None]] | None = None
+        self.on_lost: Callable[[int], None] | None = None
+        self.known_version: Callable[[int], int | None] = lambda game_id: None
+        self.alive = 0  # processes alive at the last heartbeat
+
+    # ---------------------------------------------------------------- chats
+
+    def holds(self, chat_id: int) -> bool:
+        until = self._held.get(chat_id)
+        return until is not None and until - self._clock() > MARGIN_SECONDS
+
+    def held(self) -> list[int]:
+        return sorted(self._held)
+
+    async def take(self, chat_id: int) -> bool:
+        """Whether this process delivers the chat now (taking its lease if it is free)."""
+        now = self._clock()
+        self._active[chat_id] = now
+        if self.holds(chat_id):
+            return True
+        name = chat_lease(chat_id)
+        previous = None if chat_id in self._held else await self.storage.lease(name)
+        if not await self.storage.acquire_lease(
+            name, self.name, LEASE_SECONDS, self._note(chat_id)
+        ):
+            self._lose(chat_id)
+            return False
+        if previous is not None and previous.owner != self.name:
+            self._inherit(chat_id, previous)
+            log.info("chat=%s delivery taken over from %s", chat_id, previous.owner)
+        self._held[chat_id] = now + LEASE_SECONDS
+        return True
+
+    def _note(self, chat_id: int, *, final: bool = False) -> str:
+        lately = self._budget.sent_lately(chat_id) if self._budget is not None else []
+        sent = [round(at, 3) for at in lately]
+        return json.dumps({"sent": sent, "final": final}, separators=(",", ":"))
+
+    def _inherit(self, chat_id: int, previous: Lease) -> None:
+        """Count what the previous holder sent into the chat lately against its budget."""
+        try:
+            note = json.loads(previous.note) if previous.note else {}
+            sent = [float(at) for at in note.get("sent", [])]
+            final = bool(note.get("final", False))
+        except (ValueError, TypeError, AttributeError):
+            sent, final = [], False
+        if not final:
+            # It died: after its last note it may have gone on sending at full pace.
+            sent += [previous.renewed_at + n + 1 for n in range(UNNOTED_SENDS)]
+        if self._budget is not None:
+            self._budget.count_sent(chat_id, sent)
+
+    def _lose(self, chat_id: int) -> None:
+        if self._held.pop(chat_id, None) is not None and self.on_lost is not None:
+            self.on_lost(chat_id)
+
+    async def heartbeat(self) -> int:
+        """Say this process is alive; share the bot's overall flood budget with the others
+        alive (Telegram's ~30 messages a second are for the bot, not for each process).
+        Returns how many processes are alive."""
+        await self.storage.acquire_lease(REPLICA_PREFIX + self.name, self.name, LEASE_SECONDS)
+        alive = len(await self.storage.live_leases(REPLICA_PREFIX))
+        if alive != self.alive:
+            log.info("replicas alive: %d", alive)
+            self.alive = alive
+        if self._budget is not None:
+            self._budget.share_overall(max(1, alive))
+        return alive
+
+    async def renew(self) -> None:
+        """Renew the leases of the chats in use, give up the quiet ones (one transaction)."""
+        if not self._held:
+            return
+        now = self._clock()
+        lost: list[int] = []
+        dropped: list[int] = []
+        async with self.storage.transaction() as tx:
+            for chat_id in sorted(self._held):
+                name = chat_lease(chat_id)
+                if now - self._active.get(chat_id, 0.0) > IDLE_SECONDS:
+                    await tx.drop_lease(name, self.name, self._note(chat_id, final=True))
+                    dropped.append(chat_id)
+                elif await tx.hold_lease(name, self.name, LEASE_SECONDS, self._note(chat_id)):
+                    self._held[chat_id] = now + LEASE_SECONDS
+                else:
+                    lost.append(chat_id)
+        for chat_id in dropped + lost:
+            self._active.pop(chat_id, None)
+            self._lose(chat_id)
+        if lost:
+            log.warning("chat leases lost to other replicas: %s", lost)
+
+    async def release_all(self) -> None:
+        """Shutting down: give every chat up now, with its last sends, for the others."""
+        held, self._held = sorted(self._held), {}
+        async with self.storage.transaction() as tx:
+            await tx.drop_lease(REPLICA_PREFIX + self.name, self.name)
+            for chat_id in held:
+                await tx.drop_lease(chat_lease(chat_id), self.name, self._note(chat_id, final=True))
+
+    async def _beat(self) -> None:
+        await self.heartbeat()
+
+    # ---------------------------------------------------------------- jobs
+
+    async def job_turn(self, job: str, every: float) -> bool:
+        """Whether this process runs the periodic job now (one of the replicas does)."""
+        return await self.storage.acquire_lease(f"job:{job}", self.name, every * 0.9)
+
+    # ---------------------------------------------------------------- polling
+
+    def start(self) -> None:
+        self._since = self._clock() - 1.0
+        self._tasks = [
+            asyncio.create_task(self._every(POLL_SECONDS, self.poll), name="replica-poll"),
+            asyncio.create_task(self._every(RENEW_SECONDS, self.renew), name="replica-renew"),
+            asyncio.create_task(self._every(HEARTBEAT_SECONDS, self._beat), name="replica-beat"),
+            asyncio.create_task(self._every(ORPHAN_SECONDS, self.adopt), name="replica-adopt"),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+
+    async def _every(self, seconds: float, work: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await work()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("replica: %s failed", getattr(work, "__name__", work))
+
+    async def poll(self) -> None:
+        """Show the versions other processes committed in the chats this one delivers."""
+        now = self._clock()
+        # Writers' clocks may differ a little, and a transaction commits after it stamps.
+        since, self._since = self._since, now - 2.0
+        for game_id, chat_id, version in await self.storage.games_updated_since(since):
+            if self._seen.get(game_id) == version:
+                continue
+            self._seen[game_id] = version
+            self._chat_of[game_id] = chat_id
+            if chat_id not in self._held:
+                continue
+            known = self.known_version(game_id)
+            if (known is None or known < version) and self.on_changed is not None:
+                await self.on_changed(game_id)
+        if len(self._seen) > 50_000:
+            self._seen.clear()
+            self._chat_of.clear()
+
+    async def adopt(self) -> None:
+        """Chats whose table is behind their state while nobody delivers them (the process
+        that did died): take them over."""
+        free: dict[int, bool] = {}
+        for game_id in await self.storage.stale_views():
+            chat_id = self._chat_of.get(game_id)
+            if chat_id is None:
+                stored = await self.storage.load_game(game_id)
+                if stored is None:
+                    continue
+                chat_id = self._chat_of[game_id] = stored.chat_id
+            if chat_id in self._held:
+                continue
+            if chat_id not in free:
+                lease = await self.storage.lease(chat_lease(chat_id))
+                free[chat_id] = lease is None or lease.expires_at < self._clock()
+            if free[chat_id] and self.on_changed is not None:
+                await self.on_changed(game_id)

@@ -1,0 +1,254 @@
+"""Several processes on one database: turn deadlines claimed from it, each chat's delivery held
+by one process at a time (its flood budget handed on), periodic jobs run once.
+
+Two `Storage` objects on one SQLite file stand for two processes here; the end-to-end test with
+real replicas on PostgreSQL is tests/e2e/test_replicas.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.replicas import IDLE_SECONDS, LEASE_SECONDS, UNNOTED_SENDS, Replica, chat_lease
+from bot.timers import ClaimedTimers
+from storage import Storage, open_storage
+
+CHAT = -100
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Budget:
+    """A rate limiter's budget as the leases see it."""
+
+    def __init__(self, sent: list[float] | None = None) -> None:
+        self.sent = sent or []
+        self.counted: list[float] = []
+        self.shares: list[int] = []
+
+    def sent_lately(self, chat_id: int) -> list[float]:
+        return list(self.sent)
+
+    def count_sent(self, chat_id: int, times: list[float]) -> None:
+        self.counted += times
+
+    def share_overall(self, processes: int) -> None:
+        self.shares.append(processes)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def two(tmp_path: Path, clock: Clock) -> AsyncIterator[tuple[Storage, Storage]]:
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    first, second = open_storage(url, clock=clock), open_storage(url, clock=clock)
+    await first.start()
+    await second.start()
+    yield first, second
+    await first.stop()
+    await second.stop()
+
+
+async def new_game(storage: Storage, chat_id: int, deadline: float | None = None) -> int:
+    async with storage.transaction() as tx:
+        game = await tx.create_game(chat_id, 0, 1, {"n": 0}, status="active")
+        await tx.save_game(
+            game.game_id, expected_version=1, state={"n": 1}, status="active", deadline=deadline
+        )
+    return game.game_id
+
+
+async def test_a_due_deadline_fires_once_in_one_of_the_processes(
+    two: tuple[Storage, Storage],
+) -> None:
+    fired: list[tuple[str, int]] = []
+    first_fire = asyncio.Event()
+    timers = []
+    for n, storage in enumerate(two):
+        name = f"replica{n}"
+
+        async def fire(game_id: int, name: str = name) -> None:
+            fired.append((name, game_id))
+            first_fire.set()
+
+        timers.append(ClaimedTimers(fire, storage, name, poll=0.05, hold=60))
+    # Armed in neither process: as if set by one that died since.
+    game = await new_game(two[0], CHAT, deadline=1.0)
+    for timer in timers:
+        timer.start()
+    await asyncio.wait_for(first_fire.wait(), timeout=5)
+    await asyncio.sleep(0.3)  # both polled several times meanwhile
+    for timer in timers:
+        await timer.stop()
+    assert [g for _, g in fired] == [game]
+
+
+async def test_an_armed_deadline_is_claimed_when_it_passes(tmp_path: Path) -> None:
+    storage = open_storage(f"sqlite:///{tmp_path / 'one.sqlite3'}")
+    await storage.start()
+    fired = asyncio.Event()
+
+    async def fire(game_id: int) -> None:
+        fired.set()
+
+    timers = ClaimedTimers(fire, storage, "solo", poll=30.0)
+    timers.start()
+    await asyncio.sleep(0.05)  # the loop sleeps its 30 s poll now
+    deadline = time.time() + 0.2
+    game = await new_game(storage, CHAT, deadline=deadline)
+    timers.arm(game, deadline)  # a hint of when to look: the database says what is due
+    await asyncio.wait_for(fired.wait(), timeout=3)  # long before the 30 s poll
+    await timers.stop()
+    await storage.stop()
+
+
+async def test_one_process_delivers_a_chat_and_hands_its_budget_on(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    sent = [clock.now - 30, clock.now - 2]
+    first = Replica(two[0], Budget(sent), name="a", clock=clock)
+    second_budget = Budget()
+    second = Replica(two[1], second_budget, name="b", clock=clock)
+    assert await first.take(CHAT)
+    assert not await second.take(CHAT)
+    assert await first.take(CHAT)  # still its own
+    await first.release_all()  # a clean stop: the note is complete
+    assert await second.take(CHAT)
+    assert second_budget.counted == pytest.approx(sent)
+    assert not await first.take(CHAT)
+
+
+async def test_a_dead_holder_is_taken_over_once_its_lease_runs_out(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    sent = [clock.now - 1]
+    first = Replica(two[0], Budget(sent), name="a", clock=clock)
+    second_budget = Budget()
+    second = Replica(two[1], second_budget, name="b", clock=clock)
+    assert await first.take(CHAT)
+    renewed = clock.now
+    clock.now += LEASE_SECONDS - 1
+    assert not await second.take(CHAT)
+    clock.now += 2  # first died: never renewed
+    assert await second.take(CHAT)
+    # What it noted, and what it may have sent after its note at one per second.
+    unnoted = [renewed + n + 1 for n in range(UNNOTED_SENDS)]
+    assert second_budget.counted == pytest.approx(sent + unnoted)
+
+
+async def test_renewing_keeps_busy_chats_and_gives_quiet_ones_up(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    first = Replica(two[0], Budget(), name="a", clock=clock)
+    lost: list[int] = []
+    first.on_lost = lost.append
+    assert await first.take(CHAT)
+    assert await first.take(CHAT - 1)
+    for _ in range(int(IDLE_SECONDS // 10) + 1):
+        clock.now += 10
+        await first.take(CHAT)  # busy: in use every 10 s
+        await first.renew()
+    assert first.held() == [CHAT]
+    assert lost == [CHAT - 1]
+    quiet = await two[1].lease(chat_lease(CHAT - 1))
+    assert quiet is not None
+    assert quiet.expires_at < clock.now
+    assert json.loads(quiet.note)["final"] is True
+    busy = await two[1].lease(chat_lease(CHAT))
+    assert busy is not None
+    assert busy.owner == "a"
+    assert busy.expires_at > clock.now
+
+
+async def test_the_holder_learns_of_versions_committed_elsewhere(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    first = Replica(two[0], Budget(), name="a", clock=clock)
+    changed: list[int] = []
+
+    async def on_changed(game_id: int) -> None:
+        changed.append(game_id)
+
+    first.on_changed = on_changed
+    known: dict[int, int] = {}
+    first.known_version = known.get
+    first.start()
+    await first.stop()  # only its clock start: the polls are driven by hand below
+    game = await new_game(two[1], CHAT)
+    other = await new_game(two[1], CHAT - 1)
+    await first.poll()
+    assert changed == []  # it delivers neither chat
+    assert await first.take(CHAT)
+    clock.now += 1
+    async with two[1].transaction() as tx:
+        await tx.save_game(game, expected_version=2, state={}, status="active", deadline=None)
+        await tx.save_game(other, expected_version=2, state={}, status="active", deadline=None)
+    await first.poll()
+    assert changed == [game]
+    known[game] = 3  # shown
+    clock.now += 1
+    await first.poll()
+    assert changed == [game]
+
+
+async def test_a_chat_left_behind_by_a_dead_process_is_adopted(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    dead = Replica(two[0], Budget(), name="dead", clock=clock)
+    alive = Replica(two[1], Budget(), name="alive", clock=clock)
+    adopted: list[int] = []
+
+    async def on_changed(game_id: int) -> None:
+        adopted.append(game_id)
+
+    alive.on_changed = on_changed
+    game = await new_game(two[0], CHAT)  # version 2; its table shows nothing yet
+    assert await dead.take(CHAT)
+    await alive.adopt()
+    assert adopted == []  # its holder is alive as far as anyone knows
+    clock.now += LEASE_SECONDS + 1
+    await alive.adopt()
+    assert adopted == [game]
+
+
+async def test_a_periodic_job_runs_in_one_process(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    first = Replica(two[0], None, name="a", clock=clock)
+    second = Replica(two[1], None, name="b", clock=clock)
+    assert await first.job_turn("sweep", 60)
+    assert not await second.job_turn("sweep", 60)
+    clock.now += 60
+    assert await second.job_turn("sweep", 60) != await first.job_turn("sweep", 60)
+
+
+async def test_the_processes_alive_share_the_overall_budget(
+    two: tuple[Storage, Storage], clock: Clock
+) -> None:
+    budgets = Budget(), Budget()
+    first = Replica(two[0], budgets[0], name="a", clock=clock)
+    second = Replica(two[1], budgets[1], name="b", clock=clock)
+    assert await first.heartbeat() == 1
+    assert await second.heartbeat() == 2
+    assert await first.heartbeat() == 2
+    await second.release_all()  # a clean stop: gone at once
+    assert await first.heartbeat() == 1
+    assert budgets[0].shares == [1, 2, 1]
+    assert await second.heartbeat() == 2
+    clock.now += LEASE_SECONDS + 1  # second died: gone once its lease ran out
+    assert await first.heartbeat() == 1
