@@ -17,6 +17,9 @@ digest of what each message shows — so a retry or a restart never re-sends the
 never asks Telegram for an edit that changes nothing. A player's turn clock starts only when a
 message naming them as the one to act has been delivered (`GameService.start_clocks`).
 
+When replicas share the database, a chat is shown only by the holder of its lease
+(:mod:`bot.replicas`); the others drop what they knew of its games.
+
 `Delivery` is one class of some 600 lines on purpose: what a chat shows next depends on all of
 its records at once (tables, hands, posted results, mentions, clocks, digests), and splitting
 them apart would spread one decision over several objects. What a message shows — each render
@@ -39,7 +42,7 @@ from telegram import Bot, Message, ReplyParameters
 from telegram.error import TelegramError
 
 from bot import render
-from bot.game_state import View, meta_of
+from bot.game_state import View, ViewCache, meta_of
 from bot.house import HOUSE_ID
 from bot.lanes import Lanes, Limiter, Priority, Step
 from bot.languages import personal
@@ -63,20 +66,6 @@ WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminde
 ChatLost = Callable[[int, Verdict], Awaitable[None]]
 ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
 ClockStarted = Callable[[int, float], None]
-
-
-class _Views(LRUCache[int, View]):
-    """The newest view of each game, the least recently used leaving first (finished games,
-    which nothing asks for any more); the game's records leave with it (``on_evict``)."""
-
-    def __init__(self, maxsize: int, on_evict: Callable[[int, View], None]) -> None:
-        super().__init__(maxsize)
-        self._on_evict = on_evict
-
-    def popitem(self) -> tuple[int, View]:
-        game_id, view = super().popitem()
-        self._on_evict(game_id, view)
-        return game_id, view
 
 
 class Delivery:
@@ -104,7 +93,7 @@ class Delivery:
         self.lanes = Lanes(self, limiter)
         if table_gap is not None:
             self.lanes.table_gap = table_gap
-        self._views = _Views(VIEW_LIMIT, self._forget)
+        self._views = ViewCache(VIEW_LIMIT, self._forget)
         self._tables: dict[int, tuple[int, int]] = {}  # game -> (table_since, message id)
         self._table_shown: dict[int, int] = {}  # game -> version its table shows
         self._posted: dict[int, int] = {}  # game -> seq of the last result posted
@@ -173,7 +162,13 @@ class Delivery:
         return False
 
     def _drop(self, game_id: int) -> None:
+        """Another replica shows the game: what its messages show is that one's to know."""
         if (view := self._views.pop(game_id, None)) is not None:
+            table = self._tables.get(game_id)
+            shown = [(view.stored.chat_id, table[1])] if table else []
+            shown += [(p, m) for (g, p), (_, m) in self._hands.items() if g == game_id]
+            for key in shown:
+                self._shown.pop(key, None)
             self._forget(game_id, view)
 
     def chat_given_up(self, chat_id: int) -> None:

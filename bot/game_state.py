@@ -10,10 +10,12 @@ Data only: `bot.service` writes it, delivery and the handlers read it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+
+from cachetools import LRUCache
 
 from bot.house import HOUSE_ID
 from rules.game import Game
@@ -148,3 +150,17 @@ def decision_of(game: Game) -> list[Any]:
 
 def seated_names(game: Game, meta: Meta) -> dict[int, str]:
     return {p: meta.names.get(p, str(p)) for p in game.players}
+
+
+class ViewCache(LRUCache[int, View]):
+    """The newest view of each game, the least recently used leaving first (finished games,
+    which nothing asks for any more); the game's records leave with it (``on_evict``)."""
+
+    def __init__(self, maxsize: int, on_evict: Callable[[int, View], None]) -> None:
+        super().__init__(maxsize)
+        self._on_evict = on_evict
+
+    def popitem(self) -> tuple[int, View]:
+        game_id, view = super().popitem()
+        self._on_evict(game_id, view)
+        return game_id, view

@@ -18,6 +18,8 @@ import pytest
 from bot.replicas import IDLE_SECONDS, LEASE_SECONDS, UNNOTED_SENDS, Replica, chat_lease
 from bot.timers import ClaimedTimers
 from storage import Storage, open_storage
+from tests.bot.conftest import Harness
+from tests.bot.test_refusals import classic_at_stake
 
 CHAT = -100
 
@@ -252,3 +254,24 @@ async def test_the_processes_alive_share_the_overall_budget(
     assert await second.heartbeat() == 2
     clock.now += LEASE_SECONDS + 1  # second died: gone once its lease ran out
     assert await first.heartbeat() == 1
+
+
+async def test_a_chat_handed_back_is_shown_from_what_the_other_replica_recorded(
+    harness: Harness,
+) -> None:
+    """A replica that gives a chat up forgets what its messages showed: the replica that
+    took it over may have edited them since. Taking the chat back, it goes by the digests in
+    the database, and edits a table that no longer shows the game's state."""
+    h = harness
+    stored = await classic_at_stake(h)
+    table = stored.table_message_id
+    assert table is not None
+    await h.rt.delivery.drain()
+    edits = len(h.server.calls("editMessageText"))
+    # Meanwhile another replica showed something else in that message and recorded it.
+    async with h.rt.storage.transaction() as tx:
+        await tx.record_shown(h.group.id, table, "another replica's digest")
+    h.rt.delivery.chat_given_up(h.group.id)
+    await h.rt.delivery.load(stored.game_id)
+    await h.rt.delivery.drain()
+    assert len(h.server.calls("editMessageText")) == edits + 1
