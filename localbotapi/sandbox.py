@@ -575,6 +575,11 @@ def main(argv: list[str] | None = None) -> int:
         help="how to start the bot (default: %(default)s)",
     )
     parser.add_argument("--no-color", action="store_true", help="plain output even on a terminal")
+    parser.add_argument(
+        "--database-url",
+        help="the bot's DATABASE_URL (default: a new SQLite file in the sandbox's folder), "
+        "e.g. an empty PostgreSQL database to try the bot on it",
+    )
     args = parser.parse_args(argv)
     style = Style(sys.stdout.isatty() and not args.no_color and not os.environ.get("NO_COLOR"))
 
@@ -595,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
         **os.environ,
         "BOT_TOKEN": bot.token,
         "BOT_API_BASE_URL": thread.server.base_url,
-        "DATABASE_URL": f"sqlite:///{workdir / 'sandbox.sqlite3'}",
+        "DATABASE_URL": args.database_url or f"sqlite:///{workdir / 'sandbox.sqlite3'}",
         "OCHKO_NO_VENV": "1",
         "PYTHONUNBUFFERED": "1",
     }

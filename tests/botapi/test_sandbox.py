@@ -21,6 +21,7 @@ import pytest
 from localbotapi.models import FakeUser
 from localbotapi.sandbox import HELP, Sandbox, Style, Terminal, populate
 from localbotapi.server import BotApiServer, ServerThread
+from tests.postgres_cluster import PostgresCluster, PostgresUnavailable, database_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """\
@@ -128,6 +129,38 @@ def test_sandbox_with_the_real_bot_a_stranger_and_a_reply(tmp_path: Path) -> Non
     # /chart as a reply is about the author of the replied-to message, not the one asking.
     assert "↩ #1 Аня: /chart" in out, out
     assert re.search(r"\[✉ Аня\] #\d+ Очко: (🖼 photo \S+ )?📈 Борис", out), out
+
+
+SANDBOX = (sys.executable, "-m", "localbotapi.sandbox")
+
+
+@pytest.mark.timeout(120)
+def test_sandbox_on_a_postgresql_database(tmp_path: Path) -> None:
+    """--database-url: the same game, played on PostgreSQL."""
+    if os.environ.get("OCHKO_TEST_POSTGRES") == "0":
+        pytest.skip("OCHKO_TEST_POSTGRES=0: PostgreSQL tests skipped")
+    try:
+        cluster = PostgresCluster.shared()
+    except PostgresUnavailable as error:
+        pytest.fail(str(error))
+    url = cluster.new_database()
+    script = tmp_path / "script.txt"
+    script.write_text(GAME_SCRIPT, encoding="utf-8")
+    result = subprocess.run(
+        [*SANDBOX, "--script", str(script), "--database-url", url],
+        cwd=ROOT,
+        env={**os.environ, "OCHKO_NO_VENV": "1"},
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "timed out" not in out and "the bot exited" not in out, out
+    assert "Дима presses START" in out, out
+    games = cluster.psql("SELECT count(*) FROM games", database_of(url)).strip()
+    assert int(games) >= 1, games
+    cluster.drop_database(url)
 
 
 @pytest.mark.timeout(60)
