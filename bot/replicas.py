@@ -49,6 +49,9 @@ POLL_SECONDS: Final = 0.25
 # quarter of a second of that stays within the bot's ~30 messages in any second.
 HEARTBEAT_SECONDS: Final = 0.25
 ORPHAN_SECONDS: Final = 5.0  # how often chats left behind by a dead process are looked for
+# How long a process trusts what it read of another's lease: a commit in a chat another process
+# delivers then costs no database read (a holder that stops gives its chats up at once).
+OTHERS_SECONDS: Final = 2.0
 # A lease this close to running out is renewed before it is relied on.
 MARGIN_SECONDS: Final = 5.0
 # Sends a dead holder may have made after its last note: one per second (the group pacing's
@@ -96,6 +99,7 @@ class Replica:
         self._clock = clock
         self._held: dict[int, float] = {}  # chat -> when our lease runs out
         self._active: dict[int, float] = {}  # chat -> last activity
+        self._others: dict[int, float] = {}  # chat -> until when another holds it, as read
         self._tasks: list[asyncio.Task[None]] = []
         self._seen: dict[int, int] = {}  # game -> newest version polled
         self._chat_of: dict[int, int] = {}  # game -> its chat
@@ -117,16 +121,26 @@ class Replica:
     async def take(self, chat_id: int) -> bool:
         """Whether this process delivers the chat now (taking its lease if it is free)."""
         now = self._clock()
-        self._active[chat_id] = now
         if self.holds(chat_id):
+            self._active[chat_id] = now
             return True
+        if self._others.get(chat_id, 0.0) > now:
+            return False  # another process delivers it, as read a moment ago
         name = chat_lease(chat_id)
         previous = None if chat_id in self._held else await self.storage.lease(name)
-        if not await self.storage.acquire_lease(
+        elsewhere = (
+            previous is not None and previous.owner != self.name and previous.expires_at >= now
+        )
+        if elsewhere or not await self.storage.acquire_lease(
             name, self.name, LEASE_SECONDS, self._note(chat_id)
         ):
+            # Trusted for a moment only: a holder that stops gives the chat up at once.
+            until = previous.expires_at if previous is not None else now
+            self._others[chat_id] = min(until, now + OTHERS_SECONDS)
             self._lose(chat_id)
             return False
+        self._active[chat_id] = now
+        self._others.pop(chat_id, None)
         if previous is not None and previous.owner != self.name:
             self._inherit(chat_id, previous)
             log.info("chat=%s delivery taken over from %s", chat_id, previous.owner)

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.replicas import IDLE_SECONDS, LEASE_SECONDS, UNNOTED_SENDS, Replica, chat_lease
+from bot.replicas import (
+    IDLE_SECONDS,
+    LEASE_SECONDS,
+    OTHERS_SECONDS,
+    UNNOTED_SENDS,
+    Replica,
+    chat_lease,
+)
 from bot.timers import ClaimedTimers
 from storage import Storage, open_storage
 from tests.bot.conftest import Harness
@@ -130,6 +137,8 @@ async def test_one_process_delivers_a_chat_and_hands_its_budget_on(
     assert not await second.take(CHAT)
     assert await first.take(CHAT)  # still its own
     await first.release_all()  # a clean stop: the note is complete
+    assert not await second.take(CHAT)  # what it read of the lease is trusted a moment
+    clock.now += OTHERS_SECONDS
     assert await second.take(CHAT)
     assert second_budget.counted == pytest.approx(sent)
     assert not await first.take(CHAT)
@@ -275,3 +284,26 @@ async def test_a_chat_handed_back_is_shown_from_what_the_other_replica_recorded(
     await h.rt.delivery.load(stored.game_id)
     await h.rt.delivery.drain()
     assert len(h.server.calls("editMessageText")) == edits + 1
+
+
+async def test_a_chat_delivered_elsewhere_costs_no_read_per_action(
+    two: tuple[Storage, Storage], clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = Replica(two[0], Budget(), name="a", clock=clock)
+    second = Replica(two[1], Budget(), name="b", clock=clock)
+    assert await first.take(CHAT)
+    reads = 0
+    read = two[1].lease
+
+    async def counted(name: str) -> object:
+        nonlocal reads
+        reads += 1
+        return await read(name)
+
+    monkeypatch.setattr(two[1], "lease", counted)
+    for _ in range(10):  # ten actions committed in the chat by the second process
+        assert not await second.take(CHAT)
+    assert reads == 1
+    clock.now += OTHERS_SECONDS + 0.1
+    assert not await second.take(CHAT)
+    assert reads == 2
