@@ -21,7 +21,7 @@ import pytest
 from localbotapi.models import FakeUser
 from localbotapi.sandbox import HELP, Sandbox, Style, Terminal, populate
 from localbotapi.server import BotApiServer, ServerThread
-from tests.postgres_cluster import PostgresCluster, PostgresUnavailable, database_of
+from localpg.cluster import PostgresCluster, PostgresUnavailable, database_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """\

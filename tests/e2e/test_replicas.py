@@ -24,10 +24,10 @@ import pytest
 from bot.callbacks import parse_end
 from localbotapi.balancer import RoundRobin
 from localbotapi.models import Chat, FakeUser, Message
+from localpg.cluster import PostgresCluster, PostgresUnavailable
 from tests.e2e.conftest import E2E, START_TIMEOUT, BotProcess, Table
 from tests.e2e.postgres_db import PostgresDatabase
 from tests.e2e.test_webhook import _listening, free_port
-from tests.postgres_cluster import PostgresCluster, PostgresUnavailable
 
 GROUPS = 20
 PLAYERS = 3

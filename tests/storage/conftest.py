@@ -2,7 +2,7 @@
 
 Every test that uses `database_url` (or `make_storage`, `storage`) runs once per backend: on an
 SQLite file in tmp_path and on a fresh database of a throwaway PostgreSQL cluster, started when
-the first PostgreSQL test runs (tests/postgres_cluster.py). Tests about SQLite's own machinery
+the first PostgreSQL test runs (localpg/cluster.py). Tests about SQLite's own machinery
 are marked `sqlite_only`.
 
 Without PostgreSQL's server binaries, the PostgreSQL tests fail (CI must not pass without
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from localpg.cluster import PostgresCluster, PostgresUnavailable
 from storage import Storage, open_storage
-from tests.postgres_cluster import PostgresCluster, PostgresUnavailable
 from tests.storage.raw import snapshot
 
 __all__ = ["BACKENDS", "FakeClock", "StorageFactory", "snapshot"]

@@ -16,6 +16,7 @@ import asyncpg
 import pytest
 
 import storage.copy as copy_module
+from localpg.cluster import PostgresCluster
 from storage import (
     Account,
     ChatSettings,
@@ -34,7 +35,6 @@ from storage.copy import (
     copy_database,
 )
 from storage.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
-from tests.postgres_cluster import PostgresCluster
 from tests.storage.conftest import FakeClock
 from tests.storage.raw import columns, fetch, tables
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from tests import postgres_cluster
-from tests.postgres_cluster import PostgresCluster, PostgresUnavailable, database_of, socket_of
+from localpg import cluster as postgres_cluster
+from localpg.cluster import PostgresCluster, PostgresUnavailable, database_of, socket_of
 
 ROOT = Path(__file__).resolve().parents[2]
 # The databases earlier rounds of test_each_test_gets_its_own_empty_database were given.
@@ -108,8 +108,8 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 # A PostgreSQL test of the suite, in a pytest session where the binaries are not found.
 WITHOUT_POSTGRES = """
 import sys, pytest
-import tests.postgres_cluster
-tests.postgres_cluster.find_bindir = lambda: None
+import localpg.cluster
+localpg.cluster.find_bindir = lambda: None
 sys.exit(pytest.main(["-p", "no:cacheprovider", "-o", "addopts=", "-q", "-rs",
     "tests/storage/test_basics.py::test_chat_settings_default_then_saved"]))
 """
@@ -129,7 +129,7 @@ def test_without_postgres_the_postgres_tests_fail_unless_switched_off() -> None:
 # Starts the process's cluster, prints its folder and server pid, then ends as told.
 STARTS_AND_ENDS = """
 import os, sys
-from tests.postgres_cluster import PostgresCluster
+from localpg.cluster import PostgresCluster
 cluster = PostgresCluster.shared()
 pid = (cluster.data / "postmaster.pid").read_text().split()[0]
 print(cluster.folder, pid, flush=True)

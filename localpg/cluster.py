@@ -7,7 +7,7 @@ session ends (atexit; a session killed outright leaves it to the next one to rem
     cluster.drop_database(url)
 
 Standard library only (the admin statements go through psql), so any test package can use it, and
-`python3 -m tests.postgres_cluster` can tell .ci/run whether the server binaries are installed.
+`python3 -m localpg.cluster` can tell .ci/run whether the server binaries are installed.
 """
 
 from __future__ import annotations
