@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot import service as service_module
-from bot.delivery import _Views
-from bot.game_state import Meta, View
+from bot.game_state import Meta, View, ViewCache
 from bot.service import GameService
 from rules.game import Game
 from rules.variants import preset
@@ -52,7 +51,7 @@ def test_the_service_keeps_the_most_recently_used_games_decoded(monkeypatch: Any
 
 def test_a_view_leaving_delivery_takes_its_records_along() -> None:
     left: list[int] = []
-    views = _Views(2, lambda game_id, view: left.append(game_id))
+    views = ViewCache(2, lambda game_id, view: left.append(game_id))
     chat = ChatSettings(chat_id=-100)
     for game_id in range(3):
         one = stored(game_id)
