@@ -1,5 +1,6 @@
 """Shared pieces of the bot benchmarks: settings, a read-only view of the games, the players'
-policy (who presses what), database population, percentiles and process memory.
+policy (who presses what), database population (SQLite or PostgreSQL), percentiles, process
+memory and CPU, and the bot as one process or several webhook replicas.
 
 Not a benchmark itself; the bench_*.py scripts import it.
 """
@@ -11,10 +12,11 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiosqlite
 
@@ -22,7 +24,8 @@ from bot.callbacks import Act, parse_game
 from bot.service import Actor, Command, GameService
 from rules.game import Game
 from rules.table import Phase
-from storage import Storage
+from storage import Storage, open_storage
+from storage.postgres.driver import Pool, create_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "123456:BENCHTOKEN_abcdefghijklmnopqrstuv"
@@ -63,14 +66,52 @@ def memory_kb(pid: int) -> dict[str, int]:
     return found
 
 
+def _stat(pid: int) -> list[str]:
+    """/proc/<pid>/stat's fields after the command name: [0] state, [1] ppid, [11] utime,
+    [12] stime, [13] cutime, [14] cstime (clock ticks)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int | None = None) -> float:
     """CPU time (user + system) a process has used so far, this one by default."""
     if pid is None:
         usage = os.times()
         return usage.user + usage.system
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time every process of the machine has used so far, over all cores (/proc/stat's
+    first line but idle and iowait): with the benchmark's own processes taken off, what other
+    work took while it ran."""
+    with open("/proc/stat") as stat:
+        ticks = [int(t) for t in stat.readline().split()[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_seconds(postmaster: int, apart: set[int]) -> tuple[float, float]:
+    """CPU time of a local PostgreSQL server so far: the postmaster, its live children (the
+    backends, the WAL writer, the checkpointer…) and the children that exited (the
+    postmaster's cutime and cstime); then, apart, that of the children in ``apart``."""
+    fields = _stat(postmaster)
+    ticks, ticks_apart = sum(int(fields[k]) for k in (11, 12, 13, 14)), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            child = _stat(int(entry.name))
+        except OSError:
+            continue  # gone since the listing
+        if int(child[1]) == postmaster:
+            used = int(child[11]) + int(child[12])
+            if int(entry.name) in apart:
+                ticks_apart += used
+            else:
+                ticks += used
+    tick = os.sysconf("SC_CLK_TCK")
+    return ticks / tick, ticks_apart / tick
 
 
 # ------------------------------------------------------------------ the games, read-only
@@ -87,28 +128,90 @@ class View:
     game: Game
 
 
+def database_url(database: Path | str) -> str:
+    """``database`` as a DATABASE_URL: a Path is an SQLite file, a str is a URL already."""
+    return database if isinstance(database, str) else f"sqlite:///{database}"
+
+
+def is_sqlite(database: Path | str) -> bool:
+    return database_url(database).lower().startswith("sqlite:")
+
+
+# The players' connections to PostgreSQL, named so that their server processes can be told
+# from the bot's (their CPU is the players', not the bot's).
+READER_NAME = "ochko-bench-players"
+# asyncpg runs one statement at a time per connection: a few, for 200 players reading at once.
+READER_CONNECTIONS = 4
+
+
+def reader_dsn(url: str) -> str:
+    """The database URL for the players' pool: without the bot's own pool_max, read-only (as
+    SQLite's mode=ro), named READER_NAME; asyncpg sends unknown parameters as settings."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "pool_max"]
+    query += [("application_name", READER_NAME), ("default_transaction_read_only", "on")]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
 class Reader:
     """A read-only connection of its own (so the players' reads never queue behind the bot's
-    writes on the bot's connection); works across processes (WAL)."""
+    writes on the bot's connection); works across processes (SQLite's WAL). On PostgreSQL a
+    small pool of its own, with the same two queries."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, database: Path | str) -> None:
+        self.url = database_url(database)
         self._conn: aiosqlite.Connection | None = None
+        self._pool: Pool | None = None
 
     async def start(self) -> None:
-        self._conn = await aiosqlite.connect(f"file:{self.path}?mode=ro", uri=True)
+        if is_sqlite(self.url):
+            path = self.url.split(":///", 1)[1]
+            self._conn = await aiosqlite.connect(f"file:{path}?mode=ro", uri=True)
+        else:
+            self._pool = await create_pool(
+                reader_dsn(self.url), min_size=READER_CONNECTIONS, max_size=READER_CONNECTIONS
+            )
 
     async def stop(self) -> None:
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    async def _row(self, sqlite: str, postgres: str, arg: int) -> Sequence[Any] | None:
+        if self._pool is not None:
+            rows = await self._pool.fetch(postgres, arg)
+            return rows[0] if rows else None
+        assert self._conn is not None
+        async with self._conn.execute(sqlite, (arg,)) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else tuple(row)
+
+    async def server_cpu(self) -> Callable[[], tuple[float, float]] | None:
+        """On a PostgreSQL server of this machine: a reading of the server's CPU seconds so far,
+        for all but the players' own connections and for those. None on SQLite, or when the
+        server's processes are not visible here (another host, a container)."""
+        if self._pool is None:
+            return None
+        rows = await self._pool.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1", READER_NAME
+        )
+        players = {int(row[0]) for row in rows}
+        try:
+            postmaster = int(_stat(min(players))[1])
+            server_cpu_seconds(postmaster, players)
+        except (OSError, ValueError):
+            return None
+        return lambda: server_cpu_seconds(postmaster, players)
 
     async def game(self, game_id: int) -> View | None:
-        assert self._conn is not None
-        async with self._conn.execute(
-            "SELECT state, version, status FROM games WHERE game_id = ?", (game_id,)
-        ) as cursor:
-            row = await cursor.fetchone()
+        row = await self._row(
+            "SELECT state, version, status FROM games WHERE game_id = ?",
+            "SELECT state, version, status FROM games WHERE game_id = $1",
+            game_id,
+        )
         if row is None:
             return None
         state = json.loads(row[0])
@@ -121,13 +224,11 @@ class Reader:
         )
 
     async def active_game(self, chat_id: int) -> int | None:
-        assert self._conn is not None
-        async with self._conn.execute(
-            "SELECT game_id FROM games WHERE chat_id = ? AND status != 'finished' "
-            "ORDER BY game_id DESC LIMIT 1",
-            (chat_id,),
-        ) as cursor:
-            row = await cursor.fetchone()
+        query = (
+            "SELECT game_id FROM games WHERE chat_id = {} AND status != 'finished' "
+            "ORDER BY game_id DESC LIMIT 1"
+        )
+        row = await self._row(query.format("?"), query.format("$1"), chat_id)
         return None if row is None else int(row[0])
 
 
@@ -221,12 +322,13 @@ def command_for(view: View) -> tuple[int, str] | None:
 # ------------------------------------------------------------------ populating a database
 
 
-def settings_values(database: Path, base_url: str, **overrides: Any) -> dict[str, str]:
-    """The bot's environment: token, server, database and anything in ``overrides``."""
+def settings_values(database: Path | str, base_url: str, **overrides: Any) -> dict[str, str]:
+    """The bot's environment: token, server, database (an SQLite file or a URL) and anything
+    in ``overrides``."""
     values = {
         "BOT_TOKEN": TOKEN,
         "BOT_API_BASE_URL": base_url,
-        "DATABASE_URL": f"sqlite:///{database}",
+        "DATABASE_URL": database_url(database),
         "LOG_LEVEL": "INFO",
     }
     values.update({k.upper(): str(v) for k, v in overrides.items()})
@@ -305,13 +407,11 @@ class World:
 
 
 async def build_world(
-    server: Any, bot: Any, database: Path, count: int, *, finished: int = 0
+    server: Any, bot: Any, database: Path | str, count: int, *, finished: int = 0
 ) -> World:
     """``count`` groups with a game each standing mid-round (created through the service, in a
-    fresh database), every player's private chat opened; then ``finished`` more groups whose
-    games are over."""
-    from storage import SqliteStorage
-
+    fresh database: an SQLite file or an empty PostgreSQL database's URL), every player's
+    private chat opened; then ``finished`` more groups whose games are over."""
     groups, users = [], []
     for g in range(count + finished):
         members = [server.create_user(f"P{g}-{k}") for k in range(PLAYERS)]
@@ -319,7 +419,7 @@ async def build_world(
         users.append(members)
         for user in members:
             user.open_private(bot)
-    storage = SqliteStorage(database, synchronous="NORMAL")
+    storage = open_storage(database_url(database), synchronous="NORMAL")
     await storage.start()
     try:
         async with storage.transaction() as tx:
@@ -337,7 +437,7 @@ async def build_world(
 
 def launch_bot(
     base_url: str,
-    database: Path,
+    database: Path | str,
     log_path: Path,
     *,
     unpaced: bool = False,
@@ -408,3 +508,55 @@ async def stop_bot(process: Any) -> None:
         else:
             process.kill()
     process.wait()
+
+
+# ------------------------------------------------------------------ PostgreSQL and webhooks
+
+
+def throwaway_postgres() -> tuple[str, Callable[[], None]]:
+    """A new empty database in the tests' throwaway PostgreSQL cluster (started on first use,
+    stopped when this process exits): its URL and the call that drops it."""
+    # Standard library only, so the benchmarks still stand on their own (see pyproject.toml).
+    from localpg.cluster import PostgresCluster
+
+    cluster = PostgresCluster.shared()
+    url = cluster.new_database()
+    return url, lambda: cluster.drop_database(url)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def listening(port: int) -> bool:
+    import asyncio
+
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    writer.close()
+    return True
+
+
+async def webhook_ready(
+    server: Any, bot: Any, ports: Sequence[int], processes: Sequence[Any], timeout: float = 60.0
+) -> None:
+    """Until every process has registered the webhook at ``server`` (one setWebhook each, so
+    that no later one restarts the server's delivery mid-run) and listens on its port."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for process in processes:
+            if process.poll() is not None:
+                raise RuntimeError(f"a bot process exited with {process.returncode}")
+        registered = len(server.calls("setWebhook")) >= len(processes) and bot.webhook
+        if registered and all([await listening(port) for port in ports]):
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the bots never listened for the webhook")

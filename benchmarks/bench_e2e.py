@@ -23,17 +23,31 @@ Besides the rate and the answer latency it prints the bot's CPU per answered act
 lag from a press's answer (the action is committed by then) to the group table first showing
 that version or a newer one (read from the version in the table's buttons): table edits follow
 each group's flood budget, at most one per few seconds, so this lag is seconds by design.
+
+``--database postgresql`` runs the bot on PostgreSQL: a new database in a throwaway cluster
+(localpg/cluster.py: fsync off, in RAM where there is room), or the empty database of
+``--database-url``. It also prints the PostgreSQL server's CPU per action (the bot's share of
+it: the players' connections are left out) when the server runs on this machine. On
+PostgreSQL ``--replicas N`` runs N bot processes in webhook mode behind a round-robin balancer
+(localbotapi/balancer.py), the local server posting every update to it; ``--webhook`` does the
+same with one process, for a like-for-like comparison. The bot CPU is then the sum over them.
+``others=`` is the CPU the rest of the machine used during the run: other work, which a run
+on a quiet machine has next to none of.
 Run: .venv/bin/python benchmarks/bench_e2e.py [--groups 200 --rate 100 --seconds 20]
+     [--database postgresql [--replicas 2 | --webhook]]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +61,20 @@ from benchmarks._common import (
     cpu_seconds,
     fast_move,
     first_poll,
+    free_port,
     launch_bot,
     machine,
+    machine_cpu_seconds,
     memory_kb,
     percentile,
     stop_bot,
+    throwaway_postgres,
     watch_polls,
+    webhook_ready,
 )
 from bot.callbacks import GameButton, parse_game
 from localbotapi import BotApiServer
+from localbotapi.balancer import RoundRobin
 from localbotapi.models import CallbackQuery
 from localbotapi.server import ServerEvent
 from rules.table import Phase
@@ -182,35 +201,94 @@ class Players:
                 self.stalls += 1
 
 
-async def run(args: argparse.Namespace) -> str:
-    server = BotApiServer(flood_limits=False)
-    await server.start()
-    bot = server.add_bot(TOKEN, username="ochko_bench_bot")
-    polls = watch_polls(server)
-    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
-        database = Path(folder) / "bench.sqlite3"
-        world = await build_world(server, bot, database, args.groups)
-        extra: dict[str, Any] = {"table_edit_gap": args.table_gap}
-        if args.synchronous:
-            extra["sqlite_synchronous"] = args.synchronous
+def webhook(args: argparse.Namespace) -> bool:
+    return bool(args.webhook or args.replicas > 1)
+
+
+async def start_bots(
+    args: argparse.Namespace,
+    server: BotApiServer,
+    bot: Any,
+    database: Path | str,
+    folder: Path,
+    processes: list[Any],
+) -> RoundRobin | None:
+    """Start the bot: one process polling, or ``--replicas`` in webhook mode behind a balancer
+    (returned; the caller stops it). Each process goes into ``processes`` as soon as it runs,
+    so that the caller stops it whatever happens here."""
+    extra: dict[str, Any] = {"table_edit_gap": args.table_gap}
+    if args.synchronous:
+        extra["sqlite_synchronous"] = args.synchronous
+    if not webhook(args):
+        polls = watch_polls(server)
         process, launched = launch_bot(
             server.base_url,
             database,
-            Path(folder) / "bot.log",
+            folder / "bot.log",
             unpaced=args.unpaced,
             profile=args.profile,
             **extra,
         )
+        processes.append(process)
+        await first_poll(polls, launched, process)
+        return None
+    # Even one replica gets the balancer in front, so that one and two differ in nothing else.
+    balancer = RoundRobin([free_port() for _ in range(args.replicas)], port=free_port())
+    await balancer.start()
+    secret = secrets.token_urlsafe(24)  # 32 characters of A-Z a-z 0-9 _ -
+    for index, port in enumerate(balancer.backends):
+        profile = args.profile
+        if profile is not None and args.replicas > 1:
+            profile = profile.with_name(f"{profile.stem}.{index}{profile.suffix}")
+        process, _ = launch_bot(
+            server.base_url,
+            database,
+            folder / (f"bot{index}.log" if args.replicas > 1 else "bot.log"),
+            unpaced=args.unpaced,
+            profile=profile,
+            webhook_url=f"http://127.0.0.1:{balancer.port}/telegram",
+            webhook_secret=secret,
+            webhook_listen="127.0.0.1",
+            webhook_port=port,
+            **extra,
+        )
+        processes.append(process)
+    try:
+        await webhook_ready(server, bot, balancer.backends, processes)
+    except BaseException:
+        await balancer.stop()
+        raise
+    return balancer
+
+
+async def run(args: argparse.Namespace) -> str:
+    server = BotApiServer(flood_limits=False)
+    await server.start()
+    bot = server.add_bot(TOKEN, username="ochko_bench_bot")
+    drop: Callable[[], None] | None = None
+    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
+        database: Path | str = Path(folder) / "bench.sqlite3"
+        if args.database == "postgresql":
+            database = args.database_url
+            if database is None:
+                database, drop = throwaway_postgres()
+        processes: list[Any] = []
+        balancer: RoundRobin | None = None
         reader = Reader(database)
         try:
-            await first_poll(polls, launched, process)
+            world = await build_world(server, bot, database, args.groups)
+            balancer = await start_bots(args, server, bot, database, Path(folder), processes)
             await reader.start()
+            server_cpu = await reader.server_cpu()
             setup = Players(server, reader, 0.0, 0.0)
             await asyncio.gather(
                 *(setup.show_table(g, u[0]) for g, u in zip(world.groups, world.users, strict=True))
             )
             calls_before = len(server.requests)
-            cpu_before = cpu_seconds(process.pid), cpu_seconds()
+            served_before = Counter(balancer.served) if balancer is not None else Counter()
+            cpu_before = [cpu_seconds(p.pid) for p in processes], cpu_seconds()
+            db_before = server_cpu() if server_cpu is not None else (0.0, 0.0)
+            machine_before = machine_cpu_seconds()
             started = time.monotonic()
             players = Players(server, reader, args.rate, started + args.seconds)
             players.changed = setup.changed
@@ -222,15 +300,57 @@ async def run(args: argparse.Namespace) -> str:
                 )
             )
             elapsed = time.monotonic() - started
-            bot_cpu = cpu_seconds(process.pid) - cpu_before[0]
+            bot_cpus = [
+                cpu_seconds(p.pid) - b for p, b in zip(processes, cpu_before[0], strict=True)
+            ]
             harness_cpu = cpu_seconds() - cpu_before[1]
-            rss = memory_kb(process.pid)
+            db_after = server_cpu() if server_cpu is not None else (0.0, 0.0)
+            db_cpu = db_after[0] - db_before[0] if server_cpu is not None else None
+            # The players' own database connections are the benchmark's, not other work.
+            others = machine_cpu_seconds() - machine_before - sum(bot_cpus) - harness_cpu
+            others -= db_after[0] - db_before[0] + db_after[1] - db_before[1]
+            rss = [memory_kb(p.pid).get("VmRSS", 0) for p in processes]
             calls = Counter(r.method for r in server.requests[calls_before:])
             errors = sum(1 for r in server.requests[calls_before:] if not r.ok)
+            served = (
+                [balancer.served[port] - served_before[port] for port in balancer.backends]
+                if balancer
+                else []
+            )
         finally:
             await reader.stop()
-            await stop_bot(process)
+            await asyncio.gather(*(stop_bot(p) for p in processes))
+            if balancer is not None:
+                await balancer.stop()
             await server.stop()
+            if drop is not None:
+                drop()
+    cpu = Cpu(bot_cpus, harness_cpu, db_cpu, others)
+    return report(args, players, elapsed, cpu, rss, calls, errors, served)
+
+
+@dataclass(frozen=True, slots=True)
+class Cpu:
+    """CPU seconds over the run: each bot process, this process (the server, the balancer and
+    the players), the database server's share for the bot (None: not measured), and the rest
+    of the machine (other work: a quiet machine has next to none)."""
+
+    bots: list[float]
+    harness: float
+    db: float | None
+    others: float
+
+
+def report(
+    args: argparse.Namespace,
+    players: Players,
+    elapsed: float,
+    cpu: Cpu,
+    rss: list[int],
+    calls: Counter[str],
+    errors: int,
+    served: list[int],
+) -> str:
     latencies = [
         players.answered[q] - t for q, t in players.pressed.items() if q in players.answered
     ]
@@ -238,6 +358,7 @@ async def run(args: argparse.Namespace) -> str:
     rate = answered / elapsed
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
     sends = sum(n for m, n in calls.items() if m.startswith(("send", "edit")))
+    bot_cpu, db_cpu = sum(cpu.bots), cpu.db
     cpu_ms = bot_cpu / max(answered, 1) * 1000
     lags = players.table_lags
     lag = (
@@ -250,18 +371,27 @@ async def run(args: argparse.Namespace) -> str:
     target = f"≥{TARGET_RATE:.0f}/s" if args.rate <= 0 else f"p99 ≤{TARGET_P99_MS:.0f} ms at 100/s"
     ok = rate >= TARGET_RATE if args.rate <= 0 else p99 <= TARGET_P99_MS
     verdict = ("meets" if ok else "below") if args.rate <= 0 or args.rate == 100 else "n/a"
+    each = f" ({'+'.join(f'{c / elapsed:.0%}' for c in cpu.bots)})" if len(cpu.bots) > 1 else ""
+    db = (
+        f"db_server={db_cpu / elapsed:.0%} ({db_cpu / max(answered, 1) * 1000:.2f} ms/action) "
+        if db_cpu is not None
+        else ""
+    )
     return (
         f"e2e players={args.players} bot={'unpaced' if args.unpaced else 'default'} "
-        f"groups={args.groups} "
+        f"db={args.database} replicas={args.replicas} "
+        f"transport={'webhook' if webhook(args) else 'polling'} groups={args.groups} "
         f"rate={'max' if args.rate <= 0 else f'{args.rate:.0f}/s'} presses={len(players.pressed)} "
         f"answered={answered} {rate:.0f} actions/s p50={p50:.1f} ms p99={p99:.1f} ms "
         f"max={max(latencies, default=0) * 1000:.0f} ms sends+edits={sends} "
         f"({sends / max(answered, 1):.2f}/action) errors={errors} refused={players.refused} "
         f"stalls={players.stalls} "
         f"{''.join(f'[refused: {t!r} x{n}] ' for t, n in players.refusals.most_common(2))}"
-        f"bot_rss={rss.get('VmRSS', 0) / 1024:.0f} MB elapsed={elapsed:.1f}s "
-        f"cpu: bot={bot_cpu / elapsed:.0%} ({cpu_ms:.2f} ms/action) "
-        f"server+players={harness_cpu / elapsed:.0%} {lag} "
+        f"bot_rss={'+'.join(f'{kb / 1024:.0f}' for kb in rss)} MB "
+        f"{'served=' + '/'.join(map(str, served)) + ' ' if served else ''}"
+        f"elapsed={elapsed:.1f}s "
+        f"cpu: bot={bot_cpu / elapsed:.0%}{each} ({cpu_ms:.2f} ms/action) {db}"
+        f"server+players={cpu.harness / elapsed:.0%} others={cpu.others / elapsed:.0%} {lag} "
         f"[target {target}: {verdict}] ({machine()})"
     )
 
@@ -279,7 +409,34 @@ def main() -> None:
         "--players", choices=("fast", "keyboard"), default="fast", help="see the module docs"
     )
     parser.add_argument("--profile", type=Path, help="write the bot's cProfile stats here")
-    print(asyncio.run(run(parser.parse_args())))
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgresql"),
+        help="the bot's backend (default sqlite; postgresql with --database-url)",
+    )
+    parser.add_argument(
+        "--database-url", help="an empty PostgreSQL database to use instead of a throwaway one"
+    )
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="bot processes (≥ 2: PostgreSQL, webhook)"
+    )
+    parser.add_argument(
+        "--webhook", action="store_true", help="webhook mode behind the balancer even for one"
+    )
+    args = parser.parse_args()
+    if args.database is None:
+        args.database = "postgresql" if args.database_url else "sqlite"
+    if args.database_url and args.database != "postgresql":
+        parser.error("--database-url is a PostgreSQL database: not with --database sqlite")
+    if args.database_url and not args.database_url.lower().startswith(
+        ("postgres://", "postgresql://")
+    ):
+        parser.error("--database-url takes a postgresql:// URL")
+    if args.replicas < 1:
+        parser.error("--replicas must be at least 1")
+    if args.replicas > 1 and args.database != "postgresql":
+        parser.error("--replicas ≥ 2 needs --database postgresql: an SQLite file has one process")
+    print(asyncio.run(run(args)))
 
 
 if __name__ == "__main__":
