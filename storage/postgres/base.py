@@ -1,6 +1,6 @@
 """What every table module of the PostgreSQL backend builds on: the base class of the
-single-statement reads, and the JSON encoder of every write (the SQLite backend's, so that both
-store the same text).
+single-statement reads, and the JSON text of every write (storage/jsontext.py, as the SQLite
+backend's, so that both store the same text).
 
 Lists of values (ids, a batch of ledger rows) also go to the server as JSON text, unpacked there
 by jsonb_array_elements_text or jsonb_to_recordset, rather than as arrays: asyncpg learns an
@@ -13,8 +13,8 @@ from __future__ import annotations
 from abc import abstractmethod
 
 from storage.interface import Reads
+from storage.jsontext import dumps
 from storage.postgres.driver import Record
-from storage.sqlite.base import dumps
 
 __all__ = ["PostgresReads", "Record", "dumps"]
 

@@ -11,9 +11,9 @@ write). save_chat_settings replaces the whole row, also in one upsert.
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
+from storage.jsontext import dumps_sorted, loads
 from storage.models import UNSET, ChatSettings, Unset, User
 from storage.postgres.base import PostgresReads
 from storage.postgres.block import TransactionBlock
@@ -47,7 +47,7 @@ class ChatReads(PostgresReads):
             chat_id=chat_id,
             language=row[0],
             preset=row[1],
-            overrides=json.loads(row[2]),
+            overrides=loads(row[2]),
             turn_timeout=row[3],
             house_banker=row[4],
             daily_refill=row[5],
@@ -100,7 +100,7 @@ class ChatWrites(TransactionBlock):
             settings.language,
             settings.preset,
             # As the SQLite backend writes it: the same text in either database.
-            json.dumps(dict(settings.overrides), ensure_ascii=False, sort_keys=True),
+            dumps_sorted(dict(settings.overrides)),
             settings.turn_timeout,
             bool(settings.house_banker),
             bool(settings.daily_refill),

@@ -13,11 +13,11 @@ one after the other, the second reading what the first committed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final, cast
 
 from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
+from storage.jsontext import loads
 from storage.models import GAME_STATUSES, UNSET, GameStatus, StoredGame, Unset
 from storage.postgres.base import PostgresReads, Record, dumps
 from storage.postgres.block import TransactionBlock
@@ -38,13 +38,13 @@ def _game_from_row(row: Record) -> StoredGame:
         chat_id=row[1],
         thread_id=row[2],
         status=row[3],
-        state=json.loads(row[4]),
+        state=loads(row[4]),
         version=row[5],
         bank=row[6],
         deadline=row[7],
         table_message_id=row[8],
         # JSON object keys are strings; user ids are ints everywhere else.
-        hand_messages={int(k): int(v) for k, v in json.loads(row[9]).items()},
+        hand_messages={int(k): int(v) for k, v in loads(row[9]).items()},
         creator_id=row[10],
         created_at=row[11],
         updated_at=row[12],
@@ -87,7 +87,7 @@ class GameReads(PostgresReads):
         rows = await self._rows(
             "SELECT entry FROM game_log WHERE game_id = $1 ORDER BY seq", game_id
         )
-        return [json.loads(row[0]) for row in rows]
+        return [loads(row[0]) for row in rows]
 
 
 class GameQueries(PostgresReads):
@@ -166,7 +166,7 @@ class GameWrites(TransactionBlock):
             chat_id=chat_id,
             thread_id=thread_id,
             status=status,
-            state=json.loads(text),  # a private copy: the caller may keep mutating its dict
+            state=loads(text),  # a private copy: the caller may keep mutating its dict
             version=1,
             bank=0,
             deadline=None,

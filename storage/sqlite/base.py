@@ -1,21 +1,16 @@
-"""What every table module of the SQLite backend builds on: the row and parameter types, the
-JSON encoder of every write, and the base class of the single-statement reads."""
+"""What every table module of the SQLite backend builds on: the row and parameter types and the
+base class of the single-statement reads."""
 
 from __future__ import annotations
 
-import json
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from storage.interface import Reads
 
 Row = Sequence[Any]
 Params = Sequence[Any] | Mapping[str, Any]
-
-# One encoder for every write: json.dumps() with arguments builds a new JSONEncoder per call.
-_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-dumps: Final = _ENCODER.encode
 
 
 class SqliteReads(Reads):

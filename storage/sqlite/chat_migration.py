@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from storage.errors import GameExists
-from storage.sqlite.base import Row, dumps
+from storage.jsontext import dumps
+from storage.sqlite.base import Row
 from storage.sqlite.block import TransactionBlock
 from storage.sqlite.stats import MERGE_STATS
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from storage.jsontext import dumps_sorted, loads
 from storage.models import UNSET, ChatSettings, Unset, User
 from storage.sqlite.base import SqliteReads
 from storage.sqlite.block import TransactionBlock
@@ -27,7 +26,7 @@ class ChatReads(SqliteReads):
             chat_id=chat_id,
             language=row[0],
             preset=row[1],
-            overrides=json.loads(row[2]),
+            overrides=loads(row[2]),
             turn_timeout=row[3],
             house_banker=bool(row[4]),
             daily_refill=bool(row[5]),
@@ -129,7 +128,7 @@ class ChatWrites(ChatReads, TransactionBlock):
                 settings.chat_id,
                 settings.language,
                 settings.preset,
-                json.dumps(dict(settings.overrides), ensure_ascii=False, sort_keys=True),
+                dumps_sorted(dict(settings.overrides)),
                 settings.turn_timeout,
                 int(settings.house_banker),
                 int(settings.daily_refill),

@@ -3,14 +3,14 @@ the ids of the messages that show it, the deadlines the timers re-arm from."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
+from storage.jsontext import dumps, loads
 from storage.models import GAME_STATUSES, UNSET, GameStatus, StoredGame, Unset
-from storage.sqlite.base import Row, SqliteReads, dumps
+from storage.sqlite.base import Row, SqliteReads
 from storage.sqlite.block import TransactionBlock
 
 _GAME_COLUMNS = (
@@ -25,13 +25,13 @@ def _game_from_row(row: Row) -> StoredGame:
         chat_id=row[1],
         thread_id=row[2],
         status=row[3],
-        state=json.loads(row[4]),
+        state=loads(row[4]),
         version=row[5],
         bank=row[6],
         deadline=row[7],
         table_message_id=row[8],
         # JSON object keys are strings; user ids are ints everywhere else.
-        hand_messages={int(k): int(v) for k, v in json.loads(row[9]).items()},
+        hand_messages={int(k): int(v) for k, v in loads(row[9]).items()},
         creator_id=row[10],
         created_at=row[11],
         updated_at=row[12],
@@ -73,7 +73,7 @@ class GameReads(SqliteReads):
         rows = await self._rows(
             "SELECT entry FROM game_log WHERE game_id = ? ORDER BY seq", (game_id,)
         )
-        return [json.loads(row[0]) for row in rows]
+        return [loads(row[0]) for row in rows]
 
 
 class GameQueries(SqliteReads):
@@ -143,7 +143,7 @@ class GameWrites(TransactionBlock):
             chat_id=chat_id,
             thread_id=thread_id,
             status=status,
-            state=json.loads(text),  # a private copy: the caller may keep mutating its dict
+            state=loads(text),  # a private copy: the caller may keep mutating its dict
             version=1,
             bank=0,
             deadline=None,

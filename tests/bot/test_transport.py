@@ -5,16 +5,18 @@ this transport too.)"""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 
 import pytest
 import telegram
 from aiohttp import web
-from telegram.error import BadRequest, NetworkError, TimedOut
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, NetworkError, TelegramError, TimedOut
 
 from bot import transport
-from bot.transport import AiohttpRequest
+from bot.transport import CALLBACK_MESSAGE_FIELDS, AiohttpRequest
 from localbotapi.server import BotApiServer
 
 PNG = bytes.fromhex(
@@ -130,3 +132,80 @@ async def test_calls_go_through_the_proxy_the_environment_names(
         await server.wait_closed()
     assert result is True
     assert seen == [b"POST http://bot-api.invalid/bot1:x/logOut HTTP/1.1"]
+
+
+async def test_requests_are_json_with_their_values_as_they_are() -> None:
+    """PTB's form fields carry nested objects as JSON text inside the form; our bodies are one
+    JSON object, numbers as numbers and a keyboard as an object (the Bot API takes either)."""
+    seen: list[tuple[str, bytes]] = []
+
+    me = {"id": 1, "is_bot": True, "first_name": "Bot", "username": "json_bot"}
+
+    async def record(request: web.Request) -> web.Response:
+        seen.append((request.content_type, await request.read()))
+        return web.json_response({"ok": True, "result": me if "getMe" in request.path else True})
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", record)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Ещё", callback_data="g:1:2:h")]])
+    try:
+        async with telegram.Bot(
+            "1:x", base_url=f"http://127.0.0.1:{port}/bot", request=AiohttpRequest(1)
+        ) as bot:
+            await bot.set_my_commands([("help", "помощь")])
+            await bot.delete_message(-100, 7)
+            await bot.edit_message_reply_markup(-100, 7, reply_markup=keyboard)
+    finally:
+        await runner.cleanup()
+    kinds = {kind for kind, _ in seen}
+    bodies = [json.loads(body) for _, body in seen]
+    assert kinds == {"application/json"}
+    assert {"chat_id": -100, "message_id": 7} in bodies
+    assert bodies[-1]["reply_markup"] == {
+        "inline_keyboard": [[{"text": "Ещё", "callback_data": "g:1:2:h"}]]
+    }
+
+
+async def test_a_pressed_button_comes_with_where_its_message_is_and_nothing_more(
+    server: BotApiServer,
+) -> None:
+    fake = server.add_bot(username="transport_bot")
+    alice = server.create_user("Alice")
+    group = server.create_group("Table", members=[alice])
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Ещё", callback_data="more")]])
+    async with telegram.Bot(
+        fake.token,
+        base_url=server.base_url,
+        request=AiohttpRequest(4),
+        get_updates_request=AiohttpRequest(1),
+    ) as bot:
+        table = await bot.send_message(
+            group.id, "<b>Банк</b> 100", parse_mode="HTML", reply_markup=keyboard
+        )
+        assert table.text == "Банк 100" and table.reply_markup == keyboard  # answers: whole
+        await alice.send(group, "/help")
+        await alice.press(group.messages[-2], data="more")
+        typed, pressed = await bot.get_updates(timeout=0)
+    assert typed.message is not None and typed.message.text == "/help"
+    assert typed.message.entities  # a message update keeps everything
+    query = pressed.callback_query
+    assert query is not None and query.data == "more" and query.from_user.id == alice.id
+    message = query.message
+    assert message is not None and message.chat.id == group.id
+    assert message.message_id == table.message_id and message.date == table.date
+    assert message.text is None and message.reply_markup is None and not message.entities
+    assert {"message_id", "date", "chat", "from"} <= CALLBACK_MESSAGE_FIELDS
+
+
+def test_an_answer_that_is_not_json_is_telegrams_error() -> None:
+    with pytest.raises(TelegramError, match="Invalid server response"):
+        AiohttpRequest.parse_json_payload(b"<html>502 Bad Gateway</html>")
+    assert AiohttpRequest.parse_json_payload('{"ok":true,"result":"ё"}'.encode()) == {
+        "ok": True,
+        "result": "ё",
+    }
