@@ -358,6 +358,9 @@ def report(
     rate = answered / elapsed
     p50, p99 = percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000
     sends = sum(n for m, n in calls.items() if m.startswith(("send", "edit")))
+    per_action = ", ".join(
+        f"{method}={n / max(answered, 1):.2f}" for method, n in calls.most_common(4)
+    )
     bot_cpu, db_cpu = sum(cpu.bots), cpu.db
     cpu_ms = bot_cpu / max(answered, 1) * 1000
     lags = players.table_lags
@@ -384,7 +387,9 @@ def report(
         f"rate={'max' if args.rate <= 0 else f'{args.rate:.0f}/s'} presses={len(players.pressed)} "
         f"answered={answered} {rate:.0f} actions/s p50={p50:.1f} ms p99={p99:.1f} ms "
         f"max={max(latencies, default=0) * 1000:.0f} ms sends+edits={sends} "
-        f"({sends / max(answered, 1):.2f}/action) errors={errors} refused={players.refused} "
+        f"({sends / max(answered, 1):.2f}/action) "
+        f"api_calls={sum(calls.values()) / max(answered, 1):.2f}/action ({per_action}) "
+        f"errors={errors} refused={players.refused} "
         f"stalls={players.stalls} "
         f"{''.join(f'[refused: {t!r} x{n}] ' for t, n in players.refusals.most_common(2))}"
         f"bot_rss={'+'.join(f'{kb / 1024:.0f}' for kb in rss)} MB "
