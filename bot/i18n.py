@@ -97,6 +97,24 @@ def t_map(key: str, lang: str, params: Mapping[str, object], *, missing: str | N
     """:func:`t` with the parameters as a mapping; ``missing`` fills placeholders nobody passed
     (by default they stay visible as ``{name}``, which the catalog test catches)."""
     lang = language(lang)
+    # Each value with its type: 1, 1.0 and True are equal keys but may be written differently.
+    frozen = tuple((name, type(value), value) for name, value in sorted(params.items()))
+    try:
+        return _formatted(key, lang, frozen, missing)
+    except TypeError:  # a parameter that cannot be a key (none of ours today)
+        return _format(key, lang, params, missing)
+
+
+# Formatting is pure, and a table, a hand or a toast formats a dozen messages, mostly the same
+# ones with the same values as the version before (about 6 % of the bot's CPU under load).
+@lru_cache(maxsize=16384)
+def _formatted(
+    key: str, lang: str, frozen: tuple[tuple[str, type, object], ...], missing: str | None
+) -> str:
+    return _format(key, lang, {name: value for name, _, value in frozen}, missing)
+
+
+def _format(key: str, lang: str, params: Mapping[str, object], missing: str | None) -> str:
     chosen = bundle(lang)
     if not chosen.has_message(key):
         lang = DEFAULT_LANGUAGE

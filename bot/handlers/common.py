@@ -34,6 +34,21 @@ from rules.odds import odds_for
 from storage import Storage, StoredGame
 
 log = logging.getLogger(__name__)
+# An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
+# cards, stakes and stands only at DEBUG: a busy bot acts hundreds of times a second.
+ROUND_EVENTS = frozenset(
+    {
+        "seated",
+        "left",
+        "banker_chosen",
+        "bank_set",
+        "round_started",
+        "round_settled",
+        "bank_broken",
+        "bank_passed",
+        "session_ended",
+    }
+)
 # With replicas, another process may record that a player opened the private chat (/start):
 # what delivery knows of people is read again this often.
 SHARED_USER_SECONDS = 5.0
@@ -378,12 +393,11 @@ async def perform(
         )
     rt.timers.arm(game_id, outcome.stored.deadline)
     await rt.delivery.committed(view_of(outcome))
-    for event in outcome.events:
-        log.info(
-            "game=%s chat=%s event=%s",
-            game_id,
-            outcome.stored.chat_id,
-            event.kind,
+    kinds = [event.kind for event in outcome.events]
+    level = logging.INFO if ROUND_EVENTS.intersection(kinds) else logging.DEBUG
+    if kinds and log.isEnabledFor(level):
+        log.log(
+            level, "game=%s chat=%s events=%s", game_id, outcome.stored.chat_id, ",".join(kinds)
         )
     return outcome
 
