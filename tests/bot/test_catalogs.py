@@ -532,3 +532,18 @@ def test_other_texts_read_cleanly(lang: str) -> None:
         _check(text.replace("Вика", ""), lang, where)
     house = render.text("house-name", lang)
     assert house in texts["top"] and "🏦" in house
+
+
+def test_formatted_messages_are_cached_by_value_and_type() -> None:
+    """i18n keeps what it formatted: the same text comes back for the same values, and values
+    that are equal but written differently (1, 1.0, True) are not mixed up."""
+    key = "balance-private_line_untitled"
+    for lang in i18n.LANGUAGES:
+        for value in (1, 1.0, True, 1.5, 1000, "1"):
+            direct = i18n._format(key, lang, {"amount": value}, None)
+            assert i18n.t(key, lang, amount=value) == direct
+            assert i18n.t(key, lang, amount=value) == direct  # now from the cache
+    assert i18n.t(key, "ru", amount=1000) == "• недоступный чат: <b>1\xa0000</b>"
+    assert i18n.t(key, "en", amount=1000).endswith("<b>1,000</b>")
+    # A value that cannot be a cache key is formatted all the same.
+    assert i18n.t(key, "ru", amount=[1]) == i18n._format(key, "ru", {"amount": [1]}, None)
