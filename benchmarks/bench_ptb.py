@@ -3,6 +3,11 @@ update (with the table message it was pressed on) and to answer it, and the CPU 
 call over each HTTP transport (PTB's default httpx one and the bot's aiohttp one) against the
 local Bot API server running in another process.
 
+The update is parsed twice: as PTB parses it by default (json, the whole message), and as the
+bot's transport hands it over (orjson, the message without its text and keyboard). The calls
+are getMe (no parameters) and a sendMessage with a table and its keyboard (the parameters as
+PTB's form fields over httpx, as one JSON body over aiohttp).
+
 Run: .venv/bin/python benchmarks/bench_ptb.py [--calls 1000]
 """
 
@@ -19,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from telegram import Bot, Update
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
 from benchmarks._common import TOKEN, machine
@@ -81,27 +86,43 @@ class Instant(BaseRequest):
         return 200, b'{"ok":true,"result":true}'
 
 
+KEYBOARD = InlineKeyboardMarkup(
+    [
+        [InlineKeyboardButton(t, callback_data=f"g:1:5:{t}") for t in ("hit", "stand", "peek")],
+        [InlineKeyboardButton("odds", callback_data="g:1:5:odds")],
+    ]
+)
+
+
 def _serve(base_url: Any) -> None:
     from localbotapi import BotApiServer
 
     async def main() -> None:
         async with BotApiServer(flood_limits=False) as server:
             server.add_bot(TOKEN, username="ochko_bench_bot")
-            base_url.put(server.base_url)
+            group = server.create_group("Очко", members=[server.create_user("Аня")])
+            base_url.put((server.base_url, group.id))
             await asyncio.sleep(3600)
 
     asyncio.run(main())
 
 
-async def per_call(request: BaseRequest, base_url: str, calls: int) -> float:
-    """CPU milliseconds per getMe call through ``request``."""
+async def per_call(
+    request: BaseRequest, base_url: str, chat_id: int, calls: int
+) -> tuple[float, float]:
+    """CPU milliseconds per getMe and per sendMessage (a table with its keyboard)."""
     async with Bot(TOKEN, base_url=base_url, request=request) as bot:
         for _ in range(20):  # connections open, caches warm
             await bot.get_me()
+            await bot.send_message(chat_id, TABLE, parse_mode="HTML", reply_markup=KEYBOARD)
         started = time.process_time()
         for _ in range(calls):
             await bot.get_me()
-        return (time.process_time() - started) / calls * 1000
+        get_me = (time.process_time() - started) / calls * 1000
+        started = time.process_time()
+        for _ in range(calls):
+            await bot.send_message(chat_id, TABLE, parse_mode="HTML", reply_markup=KEYBOARD)
+        return get_me, (time.process_time() - started) / calls * 1000
 
 
 async def run(calls: int) -> str:
@@ -112,6 +133,11 @@ async def run(calls: int) -> str:
     for _ in range(calls):
         Update.de_json(json.loads(raw), bot)
     parse = (time.process_time() - started) / calls * 1000
+    envelope = json.dumps({"ok": True, "result": [CALLBACK_UPDATE]}).encode()
+    started = time.process_time()
+    for _ in range(calls):
+        Update.de_list(AiohttpRequest.parse_json_payload(envelope)["result"], bot)
+    slim = (time.process_time() - started) / calls * 1000
     started = time.process_time()
     for _ in range(calls):
         await bot.answer_callback_query("42", text="Твои карты: 10♠ 7♥ — 17")
@@ -122,17 +148,18 @@ async def run(calls: int) -> str:
     server = multiprocessing.Process(target=_serve, args=(queue,), daemon=True)
     server.start()
     try:
-        base_url = queue.get(timeout=30)
-        httpx_ms = await per_call(HTTPXRequest(connection_pool_size=8), base_url, calls)
-        aiohttp_ms = await per_call(AiohttpRequest(8), base_url, calls)
+        base_url, chat_id = queue.get(timeout=30)
+        httpx_ms = await per_call(HTTPXRequest(connection_pool_size=8), base_url, chat_id, calls)
+        aiohttp_ms = await per_call(AiohttpRequest(8), base_url, chat_id, calls)
     finally:
         server.terminate()
         server.join()
     return (
-        f"ptb per action: parse a callback update {parse:.3f} ms CPU, answerCallbackQuery "
-        f"{answer:.3f} ms CPU (transport excluded); per Bot API call (getMe, local server): "
-        f"httpx {httpx_ms:.2f} ms CPU, aiohttp {aiohttp_ms:.2f} ms CPU, {calls} calls each "
-        f"({machine()})"
+        f"ptb per action: parse a callback update {parse:.3f} ms CPU (as the bot's transport "
+        f"hands it: {slim:.3f} ms), answerCallbackQuery {answer:.3f} ms CPU (transport "
+        f"excluded); per Bot API call (local server), getMe / sendMessage with a keyboard: "
+        f"httpx {httpx_ms[0]:.2f} / {httpx_ms[1]:.2f} ms CPU, aiohttp {aiohttp_ms[0]:.2f} / "
+        f"{aiohttp_ms[1]:.2f} ms CPU, {calls} calls each ({machine()})"
     )
 
 
