@@ -251,11 +251,21 @@ class Delivery:
             if cached is None or cached[1] < now:
                 self._users[player] = (await self.storage.get_user(player), now + self.user_ttl)
 
-    def forget_user(self, user_id: int) -> None:
-        """The user's record changed (/start, /lang, a refused send): read it again."""
+    async def refresh_user(self, user_id: int) -> None:
+        """The user's record changed (/start, /lang): read it again now (until then he would
+        look like someone without a private chat, and his hands would lose their buttons),
+        and draw his hands again when his language changed."""
+        before = self.user_language(user_id)
         self._users.pop(user_id, None)
+        await self._users_of([user_id])
         self.screens.forget()  # a private chat opened shows in the lobby ("✉")
         self.lanes.reopen(user_id)
+        if self.user_language(user_id) == before:
+            return
+        for view in self._views.values():
+            if view.game.is_seated(user_id):
+                self._hand_shown.pop((view.game_id, user_id), None)
+                self.lanes.want(user_id, ("h", view.game_id))
 
     def _user(self, player: int) -> User | None:
         cached = self._users.get(player)

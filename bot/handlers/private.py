@@ -46,7 +46,7 @@ async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     except StorageError as error:  # the update itself still gets its answer
         log.warning("language of user %s not saved: %s", user.id, error)
         return
-    rt.delivery.forget_user(user.id)
+    await rt.delivery.refresh_user(user.id)
 
 
 @command
@@ -58,7 +58,7 @@ async def cmd_start(asked: Asked) -> None:
         return
     async with rt.storage.transaction() as tx:
         await tx.upsert_user(user.id, display_name(user), private_opened=True)
-    rt.delivery.forget_user(user.id)
+    await rt.delivery.refresh_user(user.id)
     game_id = deep_links.game_of(asked.args[0] if asked.args else "")
     lang = await person_language(rt, user, user.id, game_id=game_id)
     if game_id is not None:
@@ -87,7 +87,7 @@ async def cmd_lang(asked: Asked) -> None:
     else:
         async with rt.storage.transaction() as tx:
             await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
-        rt.delivery.forget_user(user.id)
+        await rt.delivery.refresh_user(user.id)
     await asked.say(render.text("lang-switched", choice))
 
 
@@ -97,7 +97,7 @@ async def on_private_text(asked: Asked) -> None:
     rt, user = asked.rt, asked.user
     async with rt.storage.transaction() as tx:
         await tx.upsert_user(user.id, display_name(user), private_opened=True)
-    rt.delivery.forget_user(user.id)
+    await rt.delivery.refresh_user(user.id)
     await asked.say(render.help_text(rt.menu(asked.lang, private=True), asked.lang, private=True))
 
 

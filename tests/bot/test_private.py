@@ -172,3 +172,27 @@ async def test_no_hidden_card_reaches_the_group_before_the_showdown(
     for hand in stored.state["engine"]["hands"]:
         for code in hand["cards"]:
             assert shown(code) in group
+
+
+async def test_lang_mid_turn_redraws_the_hand_in_the_new_language_with_its_buttons(
+    harness: Harness,
+) -> None:
+    """/lang in the private chat while it is his turn: the hand he acts from is drawn again in
+    his new language and keeps its buttons (it used to lose them until someone acted, as if
+    he had no private chat)."""
+    a, b = harness.users[:2]
+    harness.script(decks=[DECK], lots=[0])
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    await harness.say(b, "/deal")
+    await harness.say(a, "/bank 100")  # Борис's turn: his stake
+    before = harness.private(b).last_with_buttons()
+    assert before is not None and "Ваш ход" in before.text, before
+    await harness.say(b, "/lang en", harness.bot)
+    await harness.deliver()
+    after = harness.private(b).last_with_buttons()
+    assert after is not None and after.message_id == before.message_id
+    assert "Your turn" in after.text and "Ваш ход" not in after.text, after.text
+    assert any(data for _, data in after.flat_buttons)
+    answer = await harness.press_act(b, after, Act.BET, 50)
+    assert not answer.show_alert, answer
