@@ -20,10 +20,9 @@ message naming them as the one to act has been delivered (`GameService.start_clo
 When replicas share the database, a chat is shown only by the holder of its lease
 (:mod:`bot.replicas`); the others drop what they knew of its games.
 
-`Delivery` is one class of some 600 lines on purpose: what a chat shows next depends on all of
-its records at once (tables, hands, posted results, mentions, clocks, digests), and splitting
-them apart would spread one decision over several objects. What a message shows — each render
-and its digest, made once per version — is :mod:`bot.screens`.
+`Delivery` is one long class on purpose: what a chat shows next depends on all of its records
+at once (tables, hands, results, mentions, clocks, digests); split, one decision would spread
+over several objects. What a message shows (a render and its digest) is :mod:`bot.screens`.
 """
 
 from __future__ import annotations
@@ -252,9 +251,8 @@ class Delivery:
                 self._users[player] = (await self.storage.get_user(player), now + self.user_ttl)
 
     async def refresh_user(self, user_id: int) -> None:
-        """The user's record changed (/start, /lang): read it again now (until then he would
-        look like someone without a private chat, and his hands would lose their buttons),
-        and draw his hands again when his language changed."""
+        """His record changed (/start, /lang): read at once (unread, he has no private chat and
+        his hands lose their buttons); a new language redraws his hands."""
         before = self.user_language(user_id)
         self._users.pop(user_id, None)
         await self._users_of([user_id])
@@ -262,10 +260,9 @@ class Delivery:
         self.lanes.reopen(user_id)
         if self.user_language(user_id) == before:
             return
-        for view in self._views.values():
-            if view.game.is_seated(user_id):
-                self._hand_shown.pop((view.game_id, user_id), None)
-                self.lanes.want(user_id, ("h", view.game_id))
+        for game_id in [v.game_id for v in self._views.values() if v.game.is_seated(user_id)]:
+            self._hand_shown.pop((game_id, user_id), None)
+            self.lanes.want(user_id, ("h", game_id))
 
     def _user(self, player: int) -> User | None:
         cached = self._users.get(player)
