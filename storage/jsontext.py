@@ -22,7 +22,8 @@ def dumps(value: Any) -> str:
 
 
 def dumps_sorted(value: Any) -> str:
-    """Keys sorted: the same mapping always makes the same text."""
+    """Keys sorted: the same mapping always makes the same text (chat settings; rows written
+    before orjson have spaces after the separators, and read back the same)."""
     return orjson.dumps(value, option=_OPTIONS | orjson.OPT_SORT_KEYS).decode()
 
 
