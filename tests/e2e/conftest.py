@@ -596,13 +596,22 @@ class Table:
         )
         self._pressed[user.id] = (button.version, button.act)
         for attempt in range(self.presses):
-            query = await user.press(message, data=button.encode())
-            last = attempt == self.presses - 1
+            again = find() if attempt else None
+            if again is not None:
+                # A person taps what the screen shows now: the keyboard may have been drawn
+                # again meanwhile (a replica taking the chat over, the turn clock starting).
+                message, button = again
+                self._pressed[user.id] = (button.version, button.act)
+            if button.encode() in (data for _, data in message.flat_buttons):
+                query = await user.press(message, data=button.encode())
+            else:  # the tap raced the redraw: the client sends what it showed
+                query, _ = self.e2e.server.forge_press(self.e2e.bot, user, message, button.encode())
+            final = attempt == self.presses - 1
             try:
-                answer = await query.wait(ACTION_TIMEOUT if last else self.answer_timeout)
+                answer = await query.wait(ACTION_TIMEOUT if final else self.answer_timeout)
                 break
             except TimeoutError:
-                if last:
+                if final:
                     raise
                 # Nothing happened: a person taps again (the bot's answer means "applied").
                 self.unanswered += 1
