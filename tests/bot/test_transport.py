@@ -18,6 +18,7 @@ from telegram.error import BadRequest, NetworkError, TelegramError, TimedOut
 from bot import transport
 from bot.transport import CALLBACK_MESSAGE_FIELDS, AiohttpRequest
 from localbotapi.server import BotApiServer
+from tests.http_stub import serving
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -53,20 +54,11 @@ async def test_a_silent_server_times_out_and_a_closed_port_is_a_network_error() 
         await asyncio.sleep(5)
         return web.json_response({"ok": True, "result": True})
 
-    app = web.Application()
-    app.router.add_post("/{tail:.*}", stall)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     request = AiohttpRequest(2, read_timeout=0.2, write_timeout=0.0)
     await request.initialize()
-    try:
+    async with serving(stall) as port:
         with pytest.raises(TimedOut):
             await request.post(f"http://127.0.0.1:{port}/bot1:x/getMe")
-    finally:
-        await runner.cleanup()
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]
@@ -145,23 +137,16 @@ async def test_requests_are_json_with_their_values_as_they_are() -> None:
         seen.append((request.content_type, await request.read()))
         return web.json_response({"ok": True, "result": me if "getMe" in request.path else True})
 
-    app = web.Application()
-    app.router.add_post("/{tail:.*}", record)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Ещё", callback_data="g:1:2:h")]])
-    try:
-        async with telegram.Bot(
+    async with (
+        serving(record) as port,
+        telegram.Bot(
             "1:x", base_url=f"http://127.0.0.1:{port}/bot", request=AiohttpRequest(1)
-        ) as bot:
-            await bot.set_my_commands([("help", "помощь")])
-            await bot.delete_message(-100, 7)
-            await bot.edit_message_reply_markup(-100, 7, reply_markup=keyboard)
-    finally:
-        await runner.cleanup()
+        ) as bot,
+    ):
+        await bot.set_my_commands([("help", "помощь")])
+        await bot.delete_message(-100, 7)
+        await bot.edit_message_reply_markup(-100, 7, reply_markup=keyboard)
     kinds = {kind for kind, _ in seen}
     bodies = [json.loads(body) for _, body in seen]
     assert kinds == {"application/json"}

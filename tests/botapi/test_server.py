@@ -18,6 +18,7 @@ from localbotapi.flood import FloodLimits
 from localbotapi.models import Message
 from localbotapi.server import BotApiServer
 from tests.botapi.conftest import World
+from tests.http_stub import serving
 
 
 def text_of(update: telegram.Update) -> telegram.Message:
@@ -295,14 +296,7 @@ async def test_webhook_delivery_with_secret_and_retry(world: World) -> None:
         )
         return web.Response()
 
-    app = web.Application()
-    app.router.add_post("/hook", receive)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
+    async with serving(receive, "/hook") as port:
         await world.ptb.set_webhook(f"http://127.0.0.1:{port}/hook", secret_token="s3cret")
         with pytest.raises(Conflict, match="can't use getUpdates method while webhook is active"):
             await world.ptb.get_updates()
@@ -316,8 +310,6 @@ async def test_webhook_delivery_with_secret_and_retry(world: World) -> None:
         assert info.last_error_message is not None  # the first attempt failed
         await world.ptb.delete_webhook(drop_pending_updates=True)
         assert await world.ptb.get_updates(timeout=0) == ()
-    finally:
-        await runner.cleanup()
 
 
 async def test_commands_chat_info_and_members(world: World) -> None:
