@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
+from bot.app import POLL_INTERVAL
 from bot.callbacks import Act
+from localbotapi.models import RequestRecord
 from rules.table import Phase
 from tests.e2e.conftest import E2E, IN_ROUND, TOKEN, BotProcess, Table, game_buttons
 
@@ -139,3 +142,26 @@ async def test_sigkill_mid_round_and_restart(e2e: E2E) -> None:
     e2e.assert_within_limits()
     # What each message showed was recorded: no restart asked for an edit that changes nothing.
     assert not [r for r in e2e.server.errors if "not modified" in (r.description or "")]
+
+
+async def test_a_burst_of_updates_comes_in_a_few_polls(e2e: E2E) -> None:
+    """getUpdates waits POLL_INTERVAL after each batch: twenty messages sent 10 ms apart
+    reach the bot in a few requests, where asking again at once would take one each."""
+    group, users = e2e.group_with_players("Polls", 2)
+    await e2e.start_bot()
+    started = time.monotonic()
+    for n in range(20):
+        await users[n % 2].send(group, f"привет {n}")
+        await asyncio.sleep(0.01)
+    sent = time.monotonic() - started
+
+    def polls() -> list[RequestRecord]:
+        return [r for r in e2e.server.requests if r.method == "getUpdates" and r.time > started]
+
+    def fetched() -> int:
+        return sum(len(r.result) for r in polls() if r.ok)
+
+    await e2e.wait_until(lambda: fetched() == 20, "the twenty messages to be fetched")
+    # One batch per interval while they came, and the one the first message woke.
+    assert len(polls()) <= sent / POLL_INTERVAL + 2, (len(polls()), sent)
+    assert len(polls()) <= 8, [len(r.result) for r in polls()]
