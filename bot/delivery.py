@@ -178,10 +178,8 @@ class Delivery:
     def _take(self, view: View, *, force: bool = False) -> None:
         game_id = view.game_id
         known = self._views.get(game_id)
-        if known is not None and known.version > view.version:
-            return
-        if known is not None and known.version == view.version and not force:
-            return
+        if known is not None and known.version >= view.version + (1 if force else 0):
+            return  # an older version, or (unless forced) the same one again
         self._views[game_id] = view
         self._posted.setdefault(game_id, view.stored.posted_seq)
         if game_id not in self._tables and view.stored.table_message_id is not None:
@@ -281,16 +279,16 @@ class Delivery:
 
     # ---------------------------------------------------------------- the lanes ask
 
-    def next_step(self, key: Hashable, chat_id: int) -> Step | None:
+    def next_step(self, key: Hashable, chat_id: int, *, edits_now: bool = True) -> Step | None:
         kind, game_id = key if isinstance(key, tuple) else ("", 0)
         view = self._views.get(game_id)
         if view is None:
             return None
         if kind == "g":
-            return self._group_step(view, chat_id)
+            return self._group_step(view, chat_id, edits_now)
         return self._hand_step(view, chat_id)
 
-    def _group_step(self, view: View, chat_id: int) -> Step | None:
+    def _group_step(self, view: View, chat_id: int, edits_now: bool) -> Step | None:
         if view.stored.chat_id != chat_id:
             return None
         game_id = view.game_id
@@ -309,11 +307,12 @@ class Delivery:
         ):
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
-            rendered = self.screens.table(view)
-            if same(self._shown.get((chat_id, table[1])), self.screens.digest_of(rendered)):
-                self._table_done(view)
-            else:
-                return Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
+            edit = Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
+            # Rendered (is it shown already?) only when it may go: versions before never are.
+            shown = self._shown.get((chat_id, table[1]))
+            if not edits_now or not same(shown, self.screens.digest_of(self.screens.table(view))):
+                return edit
+            self._table_done(view)
         return self._strip_step(game_id, chat_id, self._strips.get(game_id))
 
     def _hand_step(self, view: View, player: int) -> Step | None:

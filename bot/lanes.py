@@ -59,9 +59,11 @@ class Step:
 class Provider(Protocol):
     """Whatever owns what a chat should show (the games' delivery)."""
 
-    def next_step(self, key: Hashable, chat_id: int) -> Step | None:
+    def next_step(self, key: Hashable, chat_id: int, *, edits_now: bool = True) -> Step | None:
         """The most important thing ``key`` (a game, or a game and a player) still has to show
-        in ``chat_id``, or None when the chat shows it all."""
+        in ``chat_id``, or None when the chat shows it all. Without ``edits_now`` (the chat's
+        budget holds table edits back for now) an edit may be offered without first rendering
+        it to see whether the chat shows it already: it is asked for again when it may go."""
         ...
 
     async def chat_lost(self, chat_id: int, verdict: Verdict) -> None: ...
@@ -291,12 +293,13 @@ class Lanes:
         """The step to send now, else when to look again (None: nothing left at all)."""
         best: Step | None = None
         table_later = False
+        edits_now = self._table_ready_at(lane, now) <= now
         for key in list(lane.wanted):
-            step = self.provider.next_step(key, lane.chat_id)
+            step = self.provider.next_step(key, lane.chat_id, edits_now=edits_now)
             if step is None:
                 lane.wanted.pop(key, None)
                 continue
-            if step.priority is Priority.TABLE and self._table_ready_at(lane, now) > now:
+            if step.priority is Priority.TABLE and not edits_now:
                 table_later = True
                 continue
             if step.priority is Priority.OTHER and self._skip_other():

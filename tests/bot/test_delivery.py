@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from telegram import Update
@@ -287,3 +288,35 @@ async def test_update_ids_older_than_a_day_are_forgotten(
     monkeypatch.setattr(app_module.time, "time", lambda: later)
     await app_module.prune(storage)
     assert not await storage.is_processed(update_id)
+
+
+async def test_a_table_held_back_by_the_budget_is_rendered_only_when_it_may_go(
+    harness: Harness,
+) -> None:
+    """Versions committed while the group's budget holds table edits back are never rendered:
+    only the one the chat is shown when the edit may go."""
+    h = harness
+    b, c = h.users[1:3]
+    stored = await classic_at_stake(h)
+    delivery = h.rt.delivery
+    rendered: list[int] = []
+    render_table = delivery.screens.table
+
+    def recording(view: View) -> Any:
+        rendered.append(view.version)
+        return render_table(view)
+
+    delivery.screens.table = recording  # type: ignore[method-assign]
+    delivery.lanes.table_gap = 60.0  # the table was just edited: the next edit waits a minute
+    moves = [(b, Command("bet", 10)), (b, Command("stand")), (c, Command("bet", 20))]
+    for user, command in moves:
+        actor = Actor(user.id, user.first_name)
+        outcome = await h.rt.service.act(stored.game_id, actor, command)
+        await delivery.committed(View(outcome.stored, outcome.game, outcome.meta, outcome.chat))
+        await asyncio.sleep(0.05)  # the lanes look at what is behind
+    assert rendered == []
+    delivery.lanes.table_gap = 0.0
+    delivery.lanes.want(h.group.id, ("g", stored.game_id))
+    await delivery.drain()
+    assert set(rendered) == {outcome.stored.version}
+    assert "20" in (h.table().text or "")  # Вика's stake

@@ -10,7 +10,7 @@ from bot.telegram_errors import Verdict
 
 
 class NoGames:
-    def next_step(self, key: Hashable, chat_id: int) -> Step | None:
+    def next_step(self, key: Hashable, chat_id: int, *, edits_now: bool = True) -> Step | None:
         return None
 
     async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
