@@ -44,7 +44,12 @@ class Reads(ABC):
     async def get_player(self, chat_id: int, user_id: int) -> Player | None: ...
 
     @abstractmethod
-    async def load_game(self, game_id: int) -> StoredGame | None: ...
+    async def load_game(
+        self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
+    ) -> StoredGame | None:
+        """The game. ``known``: a (version, state) the caller holds already; when the stored
+        version is that one, the state is that same dict, not decoded again (so the caller
+        must treat it as read-only, as every holder of a stored state does)."""
 
     @abstractmethod
     async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:

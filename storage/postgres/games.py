@@ -32,13 +32,13 @@ _GAME_COLUMNS: Final = (
 _LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1 FOR NO KEY UPDATE"
 
 
-def _game_from_row(row: Record) -> StoredGame:
+def _game_from_row(row: Record, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
     return StoredGame(
         game_id=row[0],
         chat_id=row[1],
         thread_id=row[2],
         status=row[3],
-        state=loads(row[4]),
+        state=known[1] if known is not None and known[0] == row[5] else loads(row[4]),
         version=row[5],
         bank=row[6],
         deadline=row[7],
@@ -61,9 +61,11 @@ def _check_status(status: str) -> GameStatus:
 class GameReads(PostgresReads):
     """Reads of games, shared by the storage object and its transactions."""
 
-    async def load_game(self, game_id: int) -> StoredGame | None:
+    async def load_game(
+        self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
+    ) -> StoredGame | None:
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = $1", game_id)
-        return None if row is None else _game_from_row(row)
+        return None if row is None else _game_from_row(row, known)
 
     async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
         # The condition matches the partial unique index games_open_by_thread exactly.

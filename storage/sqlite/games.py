@@ -19,13 +19,13 @@ _GAME_COLUMNS = (
 )
 
 
-def _game_from_row(row: Row) -> StoredGame:
+def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
     return StoredGame(
         game_id=row[0],
         chat_id=row[1],
         thread_id=row[2],
         status=row[3],
-        state=loads(row[4]),
+        state=known[1] if known is not None and known[0] == row[5] else loads(row[4]),
         version=row[5],
         bank=row[6],
         deadline=row[7],
@@ -48,9 +48,11 @@ def _check_status(status: str) -> GameStatus:
 class GameReads(SqliteReads):
     """Reads of games, shared by the storage object and its transactions."""
 
-    async def load_game(self, game_id: int) -> StoredGame | None:
+    async def load_game(
+        self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
+    ) -> StoredGame | None:
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        return None if row is None else _game_from_row(row)
+        return None if row is None else _game_from_row(row, known)
 
     async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
         # The condition matches the partial unique index games_open_by_thread exactly.

@@ -106,6 +106,23 @@ async def test_game_lifecycle(storage: Storage, clock: FakeClock) -> None:
     assert (await storage.load_game(game.game_id)) is not None  # kept for statistics
 
 
+async def test_a_known_state_of_the_stored_version_is_not_decoded_again(
+    storage: Storage,
+) -> None:
+    async with storage.transaction() as tx:
+        game = await tx.create_game(1, 0, 7, {"deck": [1, 2, 3]})
+        await tx.save_game(
+            game.game_id, expected_version=1, state={"x": 2}, status="active", deadline=None
+        )
+    held = {"x": 2}
+    async with storage.transaction() as tx:
+        loaded = await tx.load_game(game.game_id, known=(2, held))
+    assert loaded is not None and loaded.state is held and loaded.version == 2
+    # Another version than the one held: the stored state, decoded.
+    stale = await storage.load_game(game.game_id, known=(1, {"deck": [1, 2, 3]}))
+    assert stale is not None and stale.state == {"x": 2} and stale.version == 2
+
+
 async def test_one_open_game_per_thread(storage: Storage) -> None:
     async with storage.transaction() as tx:
         first = await tx.create_game(1, 0, 7, {})
