@@ -124,11 +124,12 @@ class GameService:
         # Where a game's chance comes from, by game id; None is the engine's default
         # (cryptographic). Handler tests set it to deal scripted decks.
         self.source_factory = source_factory
-        # game -> (version, the engine as committed at that version). Every reader (handlers,
-        # delivery) and every action used to rebuild the engine from JSON, several times per
-        # action; a version names one committed state, so a decode is reused until the next
-        # commit. Entries are never acted on: an action works on a copy.
-        self._games: LRUCache[int, tuple[int, Game]] = LRUCache(GAME_CACHE_LIMIT)
+        # game -> (version, the engine as committed at that version, its stored state). Every
+        # reader (handlers, delivery) and every action used to rebuild the engine from JSON,
+        # several times per action; a version names one committed state, so a decode is reused
+        # until the next commit, and an action's read of the game does not decode its JSON
+        # again (load_game(known=...)). Entries are never acted on: an action works on a copy.
+        self._games: LRUCache[int, tuple[int, Game, dict[str, Any]]] = LRUCache(GAME_CACHE_LIMIT)
 
     # ---------------------------------------------------------------- reads
 
@@ -141,26 +142,32 @@ class GameService:
         if kept is not None:
             return kept
         game = game_of(stored)
-        self._keep(stored.game_id, stored.version, game)
+        self._keep(stored, game)
         return game
 
     def committed(self, game_id: int) -> tuple[int, Game] | None:
         """The newest (version, engine) of a game that this process committed or read, if it
         is still cached; read-only, like :meth:`game`. Benchmarks follow the games with it."""
-        return self._games.get(game_id)
+        cached = self._games.get(game_id)
+        return None if cached is None else cached[:2]
 
     def _kept(self, game_id: int, version: int) -> Game | None:
         """The engine kept for exactly this version of the game, if any."""
         cached = self._games.get(game_id)
         return cached[1] if cached is not None and cached[0] == version else None
 
-    def _keep(self, game_id: int, version: int, game: Game) -> None:
+    def _known(self, game_id: int) -> tuple[int, dict[str, Any]] | None:
+        """The (version, stored state) kept of the game, for load_game not to decode it."""
         cached = self._games.get(game_id)
-        if cached is not None and cached[0] > version:
+        return None if cached is None else (cached[0], cached[2])
+
+    def _keep(self, stored: StoredGame, game: Game) -> None:
+        cached = self._games.get(stored.game_id)
+        if cached is not None and cached[0] > stored.version:
             # A reader of an older state (read just before the game moved on) must not push
             # the newest state out of the cache.
             return
-        self._games[game_id] = (version, game)
+        self._games[stored.game_id] = (stored.version, game, stored.state)
 
     @staticmethod
     def variant_for(chat: ChatSettings, preset_name: str | None) -> Variant:
@@ -206,7 +213,7 @@ class GameService:
             except GameExists:
                 raise Refused("game_exists") from None
             await tx.set_seats(stored.game_id, game.players)
-        self._keep(stored.game_id, stored.version, game)
+        self._keep(stored, game)
         return Outcome(stored, game, meta, events, chat)
 
     async def act(
@@ -238,7 +245,7 @@ class GameService:
                     raise Refused("slow_down") from None
                 continue
             # Committed: from now on this engine is the shared read-only picture of the version.
-            self._keep(game_id, outcome.stored.version, outcome.game)
+            self._keep(outcome.stored, outcome.game)
             return outcome
         raise AssertionError("unreachable")
 
@@ -253,7 +260,7 @@ class GameService:
     ) -> Outcome:
         async with self.storage.transaction() as tx:
             await self._claim(tx, update_id)
-            stored = await tx.load_game(game_id)
+            stored = await tx.load_game(game_id, known=self._known(game_id))
             if stored is None or stored.status == "finished":
                 raise Refused("game_over")
             if origin is not None and origin not in (
@@ -306,7 +313,7 @@ class GameService:
     async def repost_table(self, game_id: int) -> Outcome:
         """/table: the table goes on in a new message at the bottom of the chat."""
         async with self.storage.transaction() as tx:
-            stored = await tx.load_game(game_id)
+            stored = await tx.load_game(game_id, known=self._known(game_id))
             if stored is None or stored.status == "finished":
                 raise Refused("no_game")
             game = self.game(stored)
@@ -321,8 +328,8 @@ class GameService:
                 deadline=stored.deadline,
             )
             chat = await tx.get_chat(stored.chat_id)
-        self._keep(game_id, version, game)
         saved = replace(stored, state=state, version=version, updated_at=self.clock())
+        self._keep(saved, game)
         return Outcome(saved, game, meta, [], chat)
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:

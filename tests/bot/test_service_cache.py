@@ -3,10 +3,14 @@ on a copy of it, and an older state read late never replaces a newer one."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bot.game_state import Meta, game_of
 from bot.service import Actor, Command, Refused
+from storage import jsontext
+from storage.sqlite import games as sqlite_games
 from tests.bot.conftest import Harness
 from tests.bot.test_refusals import classic_at_stake
 
@@ -39,6 +43,26 @@ async def test_committed_games_are_shared_by_version_and_acted_on_as_copies(
     old = service.game(before)
     assert old.to_dict() == state
     assert service.committed(before.game_id) == after
+
+
+async def test_an_action_on_the_kept_version_does_not_decode_its_state_again(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = harness.rt.service
+    before = await classic_at_stake(harness)
+    b = harness.users[1]
+    decoded: list[str] = []
+
+    def loads(text: str) -> Any:
+        decoded.append(text)
+        return jsontext.loads(text)
+
+    monkeypatch.setattr(sqlite_games, "loads", loads)
+    outcome = await service.act(before.game_id, Actor(b.id, "Борис"), Command("bet", 5))
+    assert not [text for text in decoded if '"engine"' in text]
+    # What the action read was the stored state all the same.
+    assert outcome.stored.state == (await harness.stored()).state
+    assert [text for text in decoded if '"engine"' in text]  # an ordinary read decodes
 
 
 def test_results_stored_before_they_were_numbered_are_still_posted() -> None:
