@@ -52,10 +52,11 @@ SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was la
 DRAIN_SECONDS = 5.0
 SHARED_DRAIN_SECONDS = 2.0
 # getUpdates waits this long after a batch before asking again, so the updates of a busy
-# second come in a few batches, not one request each: at 100 presses/s it cut the bot's CPU per
-# action by about a third (docs/performance.md). An update to a quiet bot still comes at once
-# (the long poll returns with it); one right behind another waits at most this long.
-POLL_INTERVAL = 0.05
+# second come in a few batches (and their transactions share commits) instead of one request
+# each. At 100 presses/s (benchmarks/bench_e2e.py) 20 ms cut the bot's CPU per action by about a
+# quarter and kept p99 from press to answer under 50 ms; 50 ms cut more but put p99 near 70 ms.
+# An update to a quiet bot still comes at once (the long poll returns with it).
+POLL_INTERVAL = 0.02
 # Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's
 # preview: the deep link would otherwise grow a card under the table.
 DEFAULTS = Defaults(
