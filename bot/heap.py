@@ -4,7 +4,7 @@ process, and whose actions each make and drop a few hundred containers.
 
 With CPython's default thresholds (700, 10, 10) a young collection ran every few actions and a
 full one, walking the whole heap with the event loop stopped (up to 0.2 s), several times a
-minute: 2.7–3.3 s of the bot's CPU in a 20 s run of benchmarks/bench_e2e.py at 200 groups
+minute: 2.7–3.3 s of the bot's CPU over a full-load run of benchmarks/bench_e2e.py at 200 groups
 (docs/performance.md). Reference counting frees almost all of an action's garbage anyway; the
 collector is only needed for cycles (an exception and its traceback, a future and its
 callbacks), and those can wait a little.
