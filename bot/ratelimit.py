@@ -40,10 +40,11 @@ made and nothing is sent into a chat while Telegram has told us to wait.
 
 On `telegram.error.RetryAfter` the chat (or every request, if the request had no chat) is blocked
 until ``retry_after`` (+ ``retry_after_margin``) has passed, measured from when the 429 arrived,
-and, when several processes send as the bot (`share_overall`), every other chat for at most
-one overall window (a 429 may then be for the bot's per-second limit, which a stream of
-requests from other chats would otherwise keep tripping);
-the request is then retried, at most ``max_retries`` times, after which the error propagates.
+and, when the 429 may be for the bot's per-second limit, every other chat for at most one overall
+window (a stream of requests from other chats would otherwise keep tripping that limit): when
+several processes send as the bot (`share_overall`), or when a second chat is refused within an
+overall window of the first (requests bunched on their way to Telegram). The request is then
+retried, at most ``max_retries`` times, after which the error propagates.
 Every 429 is logged at WARNING. Other errors propagate unchanged.
 
 Bookkeeping is O(1) per request (O(limit) for the rare reserved slot moved to its real send time);
@@ -241,6 +242,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         "_group_min_interval",
         "_group_per_minute",
         "_group_window",
+        "_last_refusal",
         "_overall",
         "_overall_per_second",
         "_overall_window",
@@ -278,6 +280,8 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._overall_per_second = overall_per_second
         self._overall_window = overall_window
         self._processes = 1  # processes sending as this bot (see share_overall)
+        # The chat and time of the latest 429 (see _bot_wide).
+        self._last_refusal: tuple[ChatKey | None, float] = (None, -math.inf)
         spacing = overall_window / overall_per_second if overall_per_second > 0 else 0.0
         self._overall = _Window(overall_per_second, overall_window, spacing)
         self.max_retries = max_retries
@@ -536,6 +540,21 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
 
         return await self._attempts(acquire, acquire, call, None, None, max_retries)
 
+    def _bot_wide(self, key: ChatKey | None, now: float) -> bool:
+        """Whether a 429 for chat ``key`` may be for the bot's per-second limit.
+
+        A 429 does not say which limit it is for. With other processes sending as the same bot
+        it may always be the bot's. Alone, this process keeps the bot under that limit as it
+        sends, but Telegram counts arrivals: a stall on the way (ours, the network's, the
+        server's) can bunch a second's requests into one. Then chats refused one after another
+        give it away: a second chat refused within an overall window of the first.
+        """
+        last_key, last_at = self._last_refusal
+        self._last_refusal = (key, now)
+        if self._processes > 1:
+            return True
+        return last_key != key and now - last_at <= self._overall_window + self.retry_after_margin
+
     async def _attempts(
         self,
         first: Callable[[], Awaitable[None]],
@@ -556,12 +575,10 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 now = time.monotonic()
                 blocked = chat if chat is not None else self._overall
                 blocked.blocked_until = max(blocked.blocked_until, now + wait)
-                if chat is not None and self._processes > 1:
-                    # A 429 does not say which limit it is for. Alone, this process keeps the
-                    # bot under its per-second limit; with others sending as the same bot it
-                    # may be that one, and Telegram refuses, and holds against the bot,
-                    # whatever any chat sends inside that window: every chat pauses for up to
-                    # one overall window too, or the other chats' stream keeps tripping it.
+                if chat is not None and self._bot_wide(key, now):
+                    # Telegram refuses, and holds against the bot, whatever any chat sends
+                    # inside that window: every chat pauses for up to one overall window too,
+                    # or the other chats' stream keeps tripping it.
                     self._overall.blocked_until = max(
                         self._overall.blocked_until,
                         now + min(wait, self._overall_window + self.retry_after_margin),

@@ -10,6 +10,7 @@ import asyncio
 import datetime as dtm
 import itertools
 import logging
+import math
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -261,6 +262,35 @@ async def test_replicas_share_the_overall_limit_and_pause_together_on_a_429() ->
     assert time.monotonic() - started >= 1.0 - SLACK  # 13 at 12 a second, not 24
 
 
+async def test_two_chats_refused_in_one_second_pause_every_chat() -> None:
+    """Alone, a 429 for a second chat within a second of the first is the bot's limit: the
+    requests bunched on the way. Every chat waits it out, not only the two refused."""
+    paced = limiter(group_min_interval=0.0, group_per_minute=100)
+    rec = Recorder()
+    rec.failures[GROUP] = [retry_after(0.4)]
+    rec.failures[OTHER_GROUP] = [retry_after(0.4)]
+    first = asyncio.create_task(send(paced, rec, GROUP))
+    await asyncio.sleep(0.02)
+    assert paced.delay_for(ALICE) == 0  # one chat refused: only that chat waits
+    second = asyncio.create_task(send(paced, rec, OTHER_GROUP))
+    await asyncio.sleep(0.02)
+    assert paced.delay_for(ALICE) > 0.3
+    await send(paced, rec, ALICE)
+    await asyncio.gather(first, second)
+    assert rec.stamps(ALICE)[0] - rec.stamps(OTHER_GROUP)[0] >= 0.4 - SLACK
+
+
+async def test_one_chat_refused_twice_blocks_only_that_chat() -> None:
+    paced = limiter(group_min_interval=0.0, group_per_minute=100)
+    rec = Recorder()
+    rec.failures[GROUP] = [retry_after(0.1), retry_after(0.1)]
+    first = asyncio.create_task(send(paced, rec, GROUP))
+    await asyncio.sleep(0.15)  # refused, retried after 0.1 s, refused again
+    assert len(rec.stamps(GROUP)) == 2
+    assert paced.delay_for(ALICE) == 0
+    await first
+
+
 async def test_retry_after_without_a_chat_blocks_everything() -> None:
     paced, rec = limiter(limit_callback_answers=True), Recorder()
     rec.failures[None] = [retry_after(0.3)]
@@ -452,6 +482,29 @@ async def test_burst_into_a_group_gets_no_429_from_the_server() -> None:
     server, delivered = await _burst(leaky, 8, limits)
     assert server.flood.too_many_requests > 0
     assert delivered < 8
+
+
+async def test_requests_bunched_past_the_bots_limit_pause_every_chat() -> None:
+    """The server counts fewer a second than the limiter allows (as when a stall bunches the
+    limiter's evenly paced requests on the way): each refusal pauses every chat, so a few 429s
+    a second, not one for each request of every other chat inside the bot's retry_after."""
+    limits = FloodLimits(global_count=10, global_window=1.0)
+    paced = PacedRateLimiter(overall_per_second=25, group_min_interval=0.0)
+    async with BotApiServer(flood_limits=limits) as server:
+        bot = server.add_bot()
+        alice = server.create_user("Alice")
+        groups = [server.create_group(f"G{n}", members=[alice]) for n in range(30)]
+        async with ExtBot(bot.token, base_url=server.base_url, rate_limiter=paced) as ptb:
+            started = time.monotonic()
+            results = await asyncio.gather(
+                *(ptb.send_message(group.id, f"m{n}") for group in groups for n in range(2)),
+                return_exceptions=True,
+            )
+            elapsed = time.monotonic() - started
+    assert not [result for result in results if isinstance(result, BaseException)]
+    # Two refusals give it away, plus what was already on its way; then a pause for all.
+    assert server.flood.too_many_requests <= 3 * math.ceil(elapsed)
+    assert server.flood.inside_retry_after <= 2 * math.ceil(elapsed)
 
 
 async def test_429s_from_the_server_are_waited_out_and_never_violated() -> None:
