@@ -22,7 +22,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
-from bot import commands, heap, logs
+from bot import commands, event_loop, heap, logs
 from bot.handlers import Runtime, perform, register
 from bot.health import beat
 from bot.i18n import LANGUAGES
@@ -298,6 +298,7 @@ def main() -> None:
     except StartupError as error:
         sys.exit(f"ochko: {error}")
     heap.settle()
+    event_loop.install()
     try:
         if settings.webhook_url:
             secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
