@@ -1,15 +1,22 @@
 """A transaction block of the group commit: its batch (the SQLite transaction it shares with
 other blocks), its savepoint, and the statements it runs. The table modules' write mixins are
-built on TransactionBlock."""
+built on TransactionBlock.
+
+A block's statements run on the event loop's thread, on the sqlite3 connection under
+aiosqlite's: inside BEGIN IMMEDIATE the write lock is ours, so none of them waits for anything
+(WAL readers never block a writer), and each takes microseconds, where a round trip through
+aiosqlite's thread costs more than the statement (a queue, a thread switch and a wake-up of the
+event loop each way). What may wait stays on aiosqlite's thread (SqliteStorage): BEGIN
+IMMEDIATE (another process's write lock, up to busy_timeout), COMMIT (the fsync) and ROLLBACK,
+and the reads outside transactions, which may be long ones."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Final, TypeVar, cast
-
-import aiosqlite
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Final, TypeVar
 
 from storage.errors import TransactionClosed
 from storage.sqlite.base import Params, Row, SqliteReads
@@ -49,25 +56,11 @@ class Batch:
             self.done.set_result(None)
 
 
-async def pipeline(*statements: Awaitable[object]) -> list[object]:
-    """Run statements back to back on the connection's thread, then await them all.
-
-    aiosqlite executes its queue in order, so the statements run in the order given, as if
-    awaited one by one, but the thread goes from one to the next without waiting for the
-    event loop. The first error is raised once all of them are done.
-    """
-    results = await asyncio.gather(*statements, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return results
-
-
 async def uninterrupted(awaitable: Awaitable[T]) -> T:
     """Await to the end even if this task is cancelled meanwhile; then raise the cancellation.
 
     aiosqlite runs a statement on its thread whether or not anybody still awaits it, so the
-    bookkeeping of a batch (is a savepoint open, did the COMMIT happen) runs in the awaited
+    bookkeeping of a batch (did the COMMIT happen, is the batch over) runs in the awaited
     coroutine, which must not be cut short.
     """
     future = asyncio.ensure_future(awaitable)
@@ -90,13 +83,13 @@ class TransactionBlock(SqliteReads):
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        conn: sqlite3.Connection,
         clock: Callable[[], float],
         caches: Caches,
         batch: Batch,
         default_language: str = "ru",
     ) -> None:
-        self._conn: aiosqlite.Connection | None = conn
+        self._conn: sqlite3.Connection | None = conn
         self._default_language = default_language
         self._clock = clock
         self._caches = caches
@@ -115,51 +108,34 @@ class TransactionBlock(SqliteReads):
     def _close(self) -> None:
         self._conn = None
 
-    def _live(self) -> aiosqlite.Connection:
+    def _live(self) -> sqlite3.Connection:
         if self._conn is None:
             raise TransactionClosed("the transaction is over; open a new one")
         return self._conn
 
-    async def _with_savepoint(self, statements: Sequence[Awaitable[object]]) -> list[object]:
-        """The statements, preceded by the block's SAVEPOINT (and the RELEASE of the previous
-        block's) in one pipeline; the results of the statements, or the first error."""
+    def _open_savepoint(self) -> sqlite3.Connection:
+        """The connection, once a later block's first statement has opened the block's
+        SAVEPOINT (after the RELEASE of the one the previous block left open)."""
         conn = self._live()
+        if not self._savepoint_pending:
+            return conn
         self._savepoint_pending = False
-        prologue = [conn.execute(f"SAVEPOINT {SAVEPOINT}")]
-        if self._batch.savepoint:
-            prologue.insert(0, conn.execute(f"RELEASE {SAVEPOINT}"))
-        results = await asyncio.gather(*prologue, *statements, return_exceptions=True)
-        for result in results[: len(prologue)]:
-            if isinstance(result, BaseException):
-                self._broken = result
-                raise result
+        try:
+            if self._batch.savepoint:
+                conn.execute(f"RELEASE {SAVEPOINT}")
+            conn.execute(f"SAVEPOINT {SAVEPOINT}")
+        except BaseException as error:
+            self._broken = error
+            raise
         self._batch.savepoint = False
         self._savepoint = True
-        for result in results[len(prologue) :]:
-            if isinstance(result, BaseException):
-                raise result
-        return results[len(prologue) :]
-
-    async def _run(self, statement: Awaitable[T]) -> T:
-        """One statement of the block (the first one opens the block's savepoint)."""
-        if not self._savepoint_pending:
-            return await statement
-        results = await uninterrupted(self._with_savepoint([statement]))
-        return cast(T, results[0])
-
-    async def _pipeline(self, *statements: Awaitable[object]) -> None:
-        """Write statements in one pipeline (see pipeline())."""
-        if self._savepoint_pending:
-            await uninterrupted(self._with_savepoint(statements))
-        else:
-            await pipeline(*statements)
+        return conn
 
     async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
-        return list(await self._run(self._live().execute_fetchall(sql, params)))
+        return self._open_savepoint().execute(sql, params).fetchall()
 
     async def _execute(self, sql: str, params: Params = ()) -> int:
-        cursor = await self._run(self._live().execute(sql, params))
-        return cursor.rowcount
+        return self._open_savepoint().execute(sql, params).rowcount
 
     async def _executemany(self, sql: str, params: Iterable[Params]) -> None:
-        await self._run(self._live().executemany(sql, params))
+        self._open_savepoint().executemany(sql, params)

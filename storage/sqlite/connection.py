@@ -20,7 +20,7 @@ from storage.interface import Storage, Transaction
 from storage.migrations import MIGRATIONS, Migration, migrate, schema_version
 from storage.models import ChatSettings, User
 from storage.sqlite.base import Params, Row
-from storage.sqlite.block import SAVEPOINT, Batch, pipeline, uninterrupted
+from storage.sqlite.block import SAVEPOINT, Batch, uninterrupted
 from storage.sqlite.cache import MISS, Caches, private_settings, remember
 from storage.sqlite.chats import ChatReads
 from storage.sqlite.claims import LeaseReads
@@ -60,6 +60,20 @@ def _owner_only(path: str) -> None:
         os.close(descriptor)
 
 
+async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]:
+    """aiosqlite's connection to ``path`` and the sqlite3 connection it runs on its thread,
+    which transaction blocks use directly from the event loop's (see SqliteStorage)."""
+    opened: list[sqlite3.Connection] = []
+
+    def connect() -> sqlite3.Connection:
+        raw = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        opened.append(raw)
+        return raw
+
+    conn = await aiosqlite.Connection(connect, iter_chunk_size=64)
+    return conn, opened[0]
+
+
 class SqliteStorage(
     ChatReads,
     GameReads,
@@ -83,6 +97,14 @@ class SqliteStorage(
     learns of changes only through this object's transactions. A change of the chats or users
     tables made by anyone else (another process, another SqliteStorage on the same file, a
     hand-run sqlite3) is not seen by get_chat/get_user until the next start().
+
+    Threads: aiosqlite runs on its thread what may wait or take long — BEGIN IMMEDIATE (for
+    another process's write lock), COMMIT (the fsync), ROLLBACK, the reads outside transactions
+    and the migrations — and a transaction block runs its statements on the same sqlite3
+    connection directly (storage/sqlite/block.py), never both at once: blocks run under the
+    lock above, a batch is closed to new blocks before its COMMIT or ROLLBACK is handed to the
+    thread, and a new batch's blocks start once its BEGIN has come back, which the thread runs
+    after anything handed to it before (its queue is in order), even by a cancelled task.
 
     Group commit: the blocks of concurrent `transaction()`s run one at a time, as before, but
     in one SQLite transaction, each in a savepoint of its own, and COMMIT once for the batch,
@@ -117,6 +139,9 @@ class SqliteStorage(
         self._clock = clock
         self._migrations = tuple(migrations)
         self._conn: aiosqlite.Connection | None = None
+        # The sqlite3 connection under it: transaction blocks run their statements on it
+        # directly (storage/sqlite/block.py), while nothing runs on aiosqlite's thread.
+        self._raw: sqlite3.Connection | None = None
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         self._caches = Caches(cache_size)
@@ -131,7 +156,7 @@ class SqliteStorage(
         self._caches.clear()  # whatever happened to the file meanwhile, read it anew
         try:
             _owner_only(self.path)
-            conn = await aiosqlite.connect(self.path, isolation_level=None)
+            conn, raw = await _connect(self.path)
         except sqlite3.Error as error:
             raise CorruptDatabase(self.path, str(error)) from error
         try:
@@ -139,7 +164,7 @@ class SqliteStorage(
         except BaseException:
             await conn.close()
             raise
-        self._conn = conn
+        self._conn, self._raw = conn, raw
 
     async def _open(self, conn: aiosqlite.Connection) -> None:
         supported = len(self._migrations)
@@ -172,7 +197,7 @@ class SqliteStorage(
             if self._batch is not None:
                 with suppress(Exception):  # its blocks get the error
                     await uninterrupted(self._commit(self._conn, self._batch))
-            conn, self._conn = self._conn, None
+            conn, self._conn, self._raw = self._conn, None, None
             self._caches.clear()
             await conn.close()
         for task in list(self._flushes):  # they find nothing left to do
@@ -257,7 +282,9 @@ class SqliteStorage(
             if batch is None:
                 batch = Batch(asyncio.get_running_loop().create_future())
             batch.blocks += 1
-            tx = SqliteTransaction(conn, self._clock, self._caches, batch, self._default_language)
+            raw = self._raw
+            assert raw is not None  # set with self._conn
+            tx = SqliteTransaction(raw, self._clock, self._caches, batch, self._default_language)
             try:
                 if tx._first:
                     self._batch = batch  # a failed BEGIN is undone like a failed block
@@ -318,11 +345,11 @@ class SqliteStorage(
             batch.succeed()  # nobody waits for it
             await self._rollback(conn)
             return
-        if tx._savepoint and tx._broken is None:
+        raw = self._raw  # None only once stopped, which waits for this block's lock
+        if tx._savepoint and tx._broken is None and raw is not None:
             try:
-                await pipeline(
-                    conn.execute(f"ROLLBACK TO {SAVEPOINT}"), conn.execute(f"RELEASE {SAVEPOINT}")
-                )
+                raw.execute(f"ROLLBACK TO {SAVEPOINT}")
+                raw.execute(f"RELEASE {SAVEPOINT}")
             except BaseException as failure:
                 tx._broken = failure
             else:

@@ -19,11 +19,11 @@ _UPDATE_BALANCE: Final = "UPDATE players SET balance = ? WHERE chat_id = ? AND u
 _UPDATE_BANK: Final = "UPDATE games SET bank = ? WHERE game_id = ?"
 
 # Kinds of the rows of the balance query of apply_transfers.
-_PLAYER, _BANK, _LEDGER_GAME = 0, 1, 2
+_PLAYER, _BANK = 0, 1
 
 
-def _balances_sql(players: int, banks: int, ledger_game: bool) -> str:
-    """One SELECT for every account a batch touches (and the ledger rows' game, if any)."""
+def _balances_sql(players: int, banks: int) -> str:
+    """One SELECT for every account a batch touches."""
     parts = []
     if players:
         parts.append(
@@ -35,8 +35,6 @@ def _balances_sql(players: int, banks: int, ledger_game: bool) -> str:
             f"SELECT {_BANK}, game_id, bank FROM games "
             f"WHERE chat_id = ? AND game_id IN ({', '.join('?' * banks)})"
         )
-    if ledger_game:
-        parts.append(f"SELECT {_LEDGER_GAME}, game_id, 0 FROM games WHERE game_id = ?")
     return " UNION ALL ".join(parts)
 
 
@@ -184,21 +182,11 @@ class LedgerWrites(TransactionBlock):
             params += (chat_id, *users)
         if banks:
             params += (chat_id, *banks)
-        if game_id is not None:
-            params.append(game_id)
-        # One statement reads every balance the batch touches, and whether the ledger rows' game
-        # exists (the one foreign key the writes below could violate).
+        # One statement reads every balance the batch touches.
         balances: dict[Account, int] = {}
-        ledger_game_found = game_id is None
-        for kind, key, amount in await self._rows(
-            _balances_sql(len(users), len(banks), game_id is not None), params
-        ):
-            if kind == _PLAYER:
-                balances[Account("player", key)] = amount
-            elif kind == _BANK:
-                balances[Account("bank", key)] = amount
-            else:
-                ledger_game_found = True
+        rows = await self._rows(_balances_sql(len(users), len(banks)), params) if params else []
+        for kind, key, amount in rows:
+            balances[Account("player" if kind == _PLAYER else "bank", key)] = amount
         now = self._clock()
         ledger_rows: list[tuple[object, ...]] = []
         # The whole batch is checked in memory before anything is written, so a refused batch
@@ -241,17 +229,7 @@ class LedgerWrites(TransactionBlock):
             )
         player_rows = [(b, chat_id, a.id) for a, b in balances.items() if a.kind == "player"]
         bank_rows = [(b, a.id) for a, b in balances.items() if a.kind == "bank"]
-        conn = self._live()
-        if ledger_game_found:
-            # Every constraint these writes check was checked above: run them as one batch.
-            writes = [conn.executemany(_INSERT_LEDGER, ledger_rows)]
-            if player_rows:
-                writes.append(conn.executemany(_UPDATE_BALANCE, player_rows))
-            if bank_rows:
-                writes.append(conn.executemany(_UPDATE_BANK, bank_rows))
-            await self._pipeline(*writes)
-            return
-        # A ledger game that does not exist: the insert raises the IntegrityError it always did.
+        # A ledger game that does not exist: the insert raises the foreign key's IntegrityError.
         await self._executemany(_INSERT_LEDGER, ledger_rows)
         if player_rows:
             await self._executemany(_UPDATE_BALANCE, player_rows)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from typing import Any
 
 import pytest
@@ -246,6 +247,28 @@ async def transaction(storage: SqliteStorage, update_id: int) -> None:
         await tx.claim_update(update_id)
 
 
+async def test_a_blocks_statements_run_on_the_event_loops_thread(
+    sqlite_storage: SqliteStorage,
+) -> None:
+    """What cannot wait runs inline; what may (the write lock, the fsync) on aiosqlite's
+    thread, as do the reads outside transactions."""
+    storage = sqlite_storage
+    ran: list[tuple[str, bool]] = []
+    assert storage._conn is not None
+    await storage._conn.set_trace_callback(
+        lambda sql: ran.append((sql, threading.current_thread() is threading.main_thread()))
+    )
+    async with storage.transaction() as tx:
+        await tx.claim_update(7)
+        await tx.load_game(1)
+    await storage.load_game(1)
+    inline = {sql.split()[0] for sql, on_main in ran if on_main}
+    threaded = {sql.split()[0] for sql, on_main in ran if not on_main}
+    assert inline == {"INSERT", "SELECT"}
+    assert {"BEGIN", "COMMIT", "SELECT"} <= threaded and "INSERT" not in threaded
+    assert committed_updates(storage) == {7}
+
+
 async def test_reads_outside_transactions_do_not_see_an_open_batch(
     sqlite_storage: SqliteStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -327,27 +350,32 @@ async def test_a_failed_savepoint_rolls_the_whole_batch_back(
     sqlite_storage: SqliteStorage, monkeypatch: pytest.MonkeyPatch, no_age_limit: None
 ) -> None:
     storage = sqlite_storage
-    conn = storage._conn
-    assert conn is not None
-    real = conn.execute
+    assert storage._raw is not None
+    raw: sqlite3.Connection = storage._raw
     savepoints: list[str] = []
 
-    def execute(sql: str, *args: Any) -> Any:
-        if sql.startswith("SAVEPOINT"):
-            savepoints.append(sql)
-            if len(savepoints) == 2:  # the third block's
-                return real("SAVEPOINT TO nowhere")
-        return real(sql, *args)
+    class FailingThirdSavepoint:
+        """The sqlite3 connection the blocks run on (its methods cannot be patched)."""
 
-    monkeypatch.setattr(conn, "execute", execute)
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql.startswith("SAVEPOINT"):
+                savepoints.append(sql)
+                if len(savepoints) == 2:  # the third block's
+                    return raw.execute("SAVEPOINT TO nowhere")
+            return raw.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(raw, name)
+
+    monkeypatch.setattr(storage, "_raw", FailingThirdSavepoint())
 
     async def action(n: int) -> None:
         async with storage.transaction() as tx:
             await tx.claim_update(n)
 
     results = await asyncio.gather(*(action(n) for n in range(1, 6)), return_exceptions=True)
-    # Its claim ran outside any savepoint of its own: it cannot be undone apart from the
-    # batch's first two blocks, so all three fail, with the same error.
+    # Its savepoint failed (after the RELEASE of the second block's): its writes could not be
+    # undone apart from the batch's first two blocks, so all three fail, with the same error.
     error = results[2]
     assert isinstance(error, sqlite3.OperationalError)
     assert results[:3] == [error] * 3 and results[3:] == [None, None]
