@@ -62,16 +62,16 @@ def _owner_only(path: str) -> None:
 
 async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]:
     """aiosqlite's connection to ``path`` and the sqlite3 connection it runs on its thread,
-    which transaction blocks use directly from the event loop's (see SqliteStorage)."""
-    opened: list[sqlite3.Connection] = []
+    which transaction blocks use directly from the event loop's (see SqliteStorage).
 
-    def connect() -> sqlite3.Connection:
-        raw = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        opened.append(raw)
-        return raw
-
-    conn = await aiosqlite.Connection(connect, iter_chunk_size=64)
-    return conn, opened[0]
+    The file is opened here, so a path that cannot be opened fails before aiosqlite starts its
+    thread (aiosqlite's own failed connect leaves that thread finishing after the caller has
+    moved on)."""
+    raw = await asyncio.to_thread(
+        sqlite3.connect, path, isolation_level=None, check_same_thread=False
+    )
+    conn = await aiosqlite.Connection(lambda: raw, iter_chunk_size=64)
+    return conn, raw
 
 
 class SqliteStorage(
