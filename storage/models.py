@@ -146,6 +146,20 @@ class StatsDelta:
     net: int = 0
     biggest_win: int = 0  # merged with max(), every other field is added
 
+    def counts(self) -> tuple[int, ...]:
+        """The fields in the order above: the order of both backends' statistics columns."""
+        return (
+            self.rounds,
+            self.wins,
+            self.losses,
+            self.pushes,
+            self.twentyones,
+            self.golden_points,
+            self.busts,
+            self.net,
+            self.biggest_win,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:

@@ -100,18 +100,4 @@ class StatsWrites(TransactionBlock):
     """Statistics added inside a transaction."""
 
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
-        await self._execute(
-            _ADD_STATS,
-            chat_id,
-            user_id,
-            delta.rounds,
-            delta.wins,
-            delta.losses,
-            delta.pushes,
-            delta.twentyones,
-            delta.golden_points,
-            delta.busts,
-            delta.net,
-            delta.biggest_win,
-            self._clock(),
-        )
+        await self._execute(_ADD_STATS, chat_id, user_id, *delta.counts(), self._clock())

@@ -88,22 +88,7 @@ class StatsWrites(TransactionBlock):
     """Statistics added inside a transaction."""
 
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
-        await self._execute(
-            _UPSERT_STATS,
-            (
-                chat_id,
-                user_id,
-                delta.rounds,
-                delta.wins,
-                delta.losses,
-                delta.pushes,
-                delta.twentyones,
-                delta.golden_points,
-                delta.busts,
-                delta.net,
-                delta.biggest_win,
-            ),
-        )
+        await self._execute(_UPSERT_STATS, (chat_id, user_id, *delta.counts()))
         await self._execute(
             _INSERT_STAT_EVENT,
             (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
