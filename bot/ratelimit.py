@@ -541,7 +541,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         return await self._attempts(acquire, acquire, call, None, None, max_retries)
 
     def _bot_wide(self, key: ChatKey | None, now: float) -> bool:
-        """Whether a 429 for chat ``key`` may be for the bot's per-second limit.
+        """Records a 429 for chat ``key``; whether it may be for the bot's per-second limit.
 
         A 429 does not say which limit it is for. With other processes sending as the same bot
         it may always be the bot's. Alone, this process keeps the bot under that limit as it
