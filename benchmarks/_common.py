@@ -82,6 +82,23 @@ def cpu_seconds(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wakeups(pid: int) -> int:
+    """How many times the threads of a process have gone to sleep and been woken so far (their
+    voluntary context switches, /proc/<pid>/task/*/status): one for each wait on a socket, a
+    queue, a lock or the disk that had to sleep. Threads that already ended are not counted."""
+    total = 0
+    for task in os.scandir(f"/proc/{pid}/task"):
+        try:
+            with open(f"{task.path}/status") as status:
+                for line in status:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            continue  # the thread ended since the listing
+    return total
+
+
 def machine_cpu_seconds() -> float:
     """CPU time every process of the machine has used so far, over all cores (/proc/stat's
     first line but idle and iowait): with the benchmark's own processes taken off, what other

@@ -32,7 +32,10 @@ PostgreSQL ``--replicas N`` runs N bot processes in webhook mode behind a round-
 (localbotapi/balancer.py), the local server posting every update to it; ``--webhook`` does the
 same with one process, for a like-for-like comparison. The bot CPU is then the sum over them.
 ``others=`` is the CPU the rest of the machine used during the run: other work, which a run
-on a quiet machine has next to none of.
+on a quiet machine has next to none of. ``bot_wakeups=`` is how often per action the bot's
+threads went to sleep and were woken (the event loop waiting for a socket, SQLite's thread for
+its queue): a bot under full load hardly sleeps, one at 100 presses/s sleeps around each press,
+and each wake-up costs CPU of its own (benchmarks/bench_wakeup.py measures how much here).
 Run: .venv/bin/python benchmarks/bench_e2e.py [--groups 200 --rate 100 --seconds 20]
      [--database postgresql [--replicas 2 | --webhook]]
 """
@@ -69,6 +72,7 @@ from benchmarks._common import (
     percentile,
     stop_bot,
     throwaway_postgres,
+    wakeups,
     watch_polls,
     webhook_ready,
 )
@@ -287,6 +291,7 @@ async def run(args: argparse.Namespace) -> str:
             calls_before = len(server.requests)
             served_before = Counter(balancer.served) if balancer is not None else Counter()
             cpu_before = [cpu_seconds(p.pid) for p in processes], cpu_seconds()
+            wakes_before = [wakeups(p.pid) for p in processes]
             db_before = server_cpu() if server_cpu is not None else (0.0, 0.0)
             machine_before = machine_cpu_seconds()
             started = time.monotonic()
@@ -304,6 +309,9 @@ async def run(args: argparse.Namespace) -> str:
                 cpu_seconds(p.pid) - b for p, b in zip(processes, cpu_before[0], strict=True)
             ]
             harness_cpu = cpu_seconds() - cpu_before[1]
+            bot_wakes = sum(
+                wakeups(p.pid) - b for p, b in zip(processes, wakes_before, strict=True)
+            )
             db_after = server_cpu() if server_cpu is not None else (0.0, 0.0)
             db_cpu = db_after[0] - db_before[0] if server_cpu is not None else None
             # The players' own database connections are the benchmark's, not other work.
@@ -325,7 +333,7 @@ async def run(args: argparse.Namespace) -> str:
             await server.stop()
             if drop is not None:
                 drop()
-    cpu = Cpu(bot_cpus, harness_cpu, db_cpu, others)
+    cpu = Cpu(bot_cpus, harness_cpu, db_cpu, others, bot_wakes)
     return report(args, players, elapsed, cpu, rss, calls, errors, served)
 
 
@@ -333,12 +341,15 @@ async def run(args: argparse.Namespace) -> str:
 class Cpu:
     """CPU seconds over the run: each bot process, this process (the server, the balancer and
     the players), the database server's share for the bot (None: not measured), and the rest
-    of the machine (other work: a quiet machine has next to none)."""
+    of the machine (other work: a quiet machine has next to none); and how often the bot's
+    threads slept and were woken (:func:`benchmarks._common.wakeups`), since on a machine
+    that is not busy each wake-up costs CPU of its own (benchmarks/bench_wakeup.py)."""
 
     bots: list[float]
     harness: float
     db: float | None
     others: float
+    bot_wakeups: int
 
 
 def report(
@@ -395,7 +406,8 @@ def report(
         f"bot_rss={'+'.join(f'{kb / 1024:.0f}' for kb in rss)} MB "
         f"{'served=' + '/'.join(map(str, served)) + ' ' if served else ''}"
         f"elapsed={elapsed:.1f}s "
-        f"cpu: bot={bot_cpu / elapsed:.0%}{each} ({cpu_ms:.2f} ms/action) {db}"
+        f"cpu: bot={bot_cpu / elapsed:.0%}{each} ({cpu_ms:.2f} ms/action) "
+        f"bot_wakeups={cpu.bot_wakeups / max(answered, 1):.1f}/action {db}"
         f"server+players={cpu.harness / elapsed:.0%} others={cpu.others / elapsed:.0%} {lag} "
         f"[target {target}: {verdict}] ({machine()})"
     )
