@@ -1,7 +1,7 @@
 """What sleeping costs on this machine: the CPU a thread uses to go to sleep and be woken, and
 how much more CPU the same Python work takes right after an idle gap than back to back.
 
-The bot's CPU per action is about three times higher at 100 presses/s than under full load
+The bot's CPU per action is about 2.5 times higher at 100 presses/s than under full load
 (benchmarks/bench_e2e.py, docs/performance.md), for the same code and about the same work per
 press. Under full load its threads hardly ever sleep; at 100 presses/s they sleep and wake
 about ten times per press (``bot_wakeups=`` in bench_e2e.py's output). This measures the two
@@ -12,8 +12,8 @@ costs that come with a wake-up, apart from the bot:
   wake-up;
 - a unit of the bot's kind of work (five presses parsed as the bot parses getUpdates: orjson,
   the transport's trimming, python-telegram-bot's objects; a dictionary of a few hundred
-  entries built): CPU per unit back to back,
-  then each unit after an idle gap of 2 ms and 10 ms, the wake-up's own CPU taken off.
+  entries built): CPU per unit back to back, then each unit after an idle gap of 2 ms and
+  10 ms, the wake-up's own CPU taken off.
 
 Run: .venv/bin/python benchmarks/bench_wakeup.py [--units 500]
 """
