@@ -1,13 +1,14 @@
 """The methods about the bot itself and its chats: getMe, logOut, close, the command menus
 (set/get/deleteMyCommands by scope and language), the profile texts (name, description, short
-description), getChat, getChatMember, getChatAdministrators, getChatMemberCount and
-sendChatAction."""
+description), the menu button (set/getChatMenuButton, per private chat and the bot's default),
+getChat, getChatMember, getChatAdministrators, getChatMemberCount and sendChatAction."""
 
 from __future__ import annotations
 
 import re
 
 from .models import JSON, Chat, FakeBot, scope_key
+from .webapp import valid_web_app_url
 from .wire import Params, bad_request
 from .world import World, chat_member
 
@@ -28,8 +29,31 @@ CHAT_ACTIONS = frozenset(
 )
 
 
+MenuButtonKey = tuple[int, int | None]
+"""(the bot's id, the private chat's id or None for the bot's default)."""
+
+
 class ChatMethods(World):
     """The bot and chat methods of `BotApiServer`."""
+
+    _menu_button_store: dict[MenuButtonKey, JSON]
+
+    @property
+    def _menu_buttons(self) -> dict[MenuButtonKey, JSON]:
+        """Menu buttons set by setChatMenuButton (created on first use)."""
+        try:
+            return self._menu_button_store
+        except AttributeError:
+            self._menu_button_store = {}
+            return self._menu_button_store
+
+    def menu_button(self, bot: FakeBot, chat_id: int | None = None) -> JSON:
+        """The menu button a person sees in their private chat with `bot` (getChatMenuButton):
+        the chat's own, else the bot's default, else the list of commands."""
+        buttons = self._menu_buttons
+        found = buttons.get((bot.id, chat_id)) if chat_id is not None else None
+        found = found or buttons.get((bot.id, None))
+        return dict(found) if found else {"type": "commands"}
 
     async def _api_getMe(self, bot: FakeBot, params: Params) -> JSON:
         return {
@@ -126,6 +150,51 @@ class ChatMethods(World):
     async def _api_getMyName(self, bot: FakeBot, params: Params) -> JSON:
         key = f"name:{params.string('language_code') or ''}"
         return {"name": bot.texts.get(key, bot.first_name)}
+
+    def _menu_chat(self, params: Params) -> int | None:
+        """The private chat a menu button is for (None: the bot's default)."""
+        if params.raw("chat_id") is None:
+            return None
+        chat_id = params.integer("chat_id")
+        if chat_id is None or chat_id <= 0 or chat_id not in self.users:
+            raise bad_request("chat not found")
+        return chat_id
+
+    async def _api_setChatMenuButton(self, bot: FakeBot, params: Params) -> bool:
+        chat_id = self._menu_chat(params)
+        button = params.obj("menu_button", "menu button")
+        if button is None:
+            button = {"type": "default"}
+        if not isinstance(button, dict):
+            raise bad_request("can't parse menu button JSON object")
+        kind = button.get("type")
+        cleaned: JSON
+        if kind == "web_app":
+            text, web_app = button.get("text"), button.get("web_app")
+            if not isinstance(text, str):
+                raise bad_request('can\'t parse menu button: Field "text" must be of type String')
+            if not text.strip():
+                raise bad_request("BUTTON_TEXT_EMPTY")
+            if not isinstance(web_app, dict) or not isinstance(web_app.get("url"), str):
+                raise bad_request(
+                    'can\'t parse menu button: Field "web_app" must be of type Object'
+                )
+            if not valid_web_app_url(web_app["url"]):
+                raise bad_request("BUTTON_URL_INVALID")
+            cleaned = {"type": "web_app", "text": text, "web_app": {"url": web_app["url"]}}
+        elif kind in ("commands", "default"):
+            cleaned = {"type": kind}
+        else:
+            raise bad_request("can't parse menu button: unsupported menu button type")
+        key = (bot.id, chat_id)
+        if kind == "default":
+            self._menu_buttons.pop(key, None)
+        else:
+            self._menu_buttons[key] = cleaned
+        return True
+
+    async def _api_getChatMenuButton(self, bot: FakeBot, params: Params) -> JSON:
+        return self.menu_button(bot, self._menu_chat(params))
 
     async def _api_getChat(self, bot: FakeBot, params: Params) -> JSON:
         chat = self._resolve_chat(bot, params)

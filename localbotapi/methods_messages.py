@@ -14,6 +14,7 @@ from typing import Any
 
 from .entities import Entity, EntityParseError, parse_text, sort_entities, strip_text, utf16_len
 from .models import JSON, CallbackAnswer, Chat, FakeBot, Message, MessageVersion
+from .webapp import valid_web_app_url
 from .wire import Params, bad_request
 from .world import ServerEvent, World
 
@@ -97,7 +98,7 @@ class MessageMethods(World):
             result.append({**item, "offset": offset, "length": min(length, size - offset)})
         return sort_entities(result)
 
-    def _markup(self, params: Params, *, inline_only: bool = False) -> JSON | None:
+    def _markup(self, params: Params, chat: Chat, *, inline_only: bool = False) -> JSON | None:
         markup = params.obj("reply_markup", "reply keyboard markup")
         if markup is None:
             return None
@@ -111,17 +112,23 @@ class MessageMethods(World):
                 )
             for row in rows:
                 for button in row:
-                    self._check_button(button)
+                    self._check_button(button, chat)
             rows = [row for row in rows if row]
             return {"inline_keyboard": rows} if rows else None
         if inline_only:
             raise bad_request("inline keyboard expected")
         if not any(k in markup for k in ("keyboard", "remove_keyboard", "force_reply")):
             raise bad_request("can't parse reply keyboard markup JSON object")
+        rows = markup.get("keyboard")
+        if isinstance(rows, list):
+            for row in rows:
+                for button in row if isinstance(row, list) else []:
+                    if isinstance(button, dict) and "web_app" in button:
+                        _check_web_app(button["web_app"], chat, "keyboard")
         return markup
 
     @staticmethod
-    def _check_button(button: Any) -> None:
+    def _check_button(button: Any, chat: Chat) -> None:
         if not isinstance(button, dict) or not isinstance(button.get("text"), str):
             raise bad_request(
                 "can't parse inline keyboard button: "
@@ -158,6 +165,8 @@ class MessageMethods(World):
             url = button["url"]
             if not isinstance(url, str) or not re.match(r"^(https?|tg)://\S+$", url):
                 raise bad_request(f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL")
+        if "web_app" in button:
+            _check_web_app(button["web_app"], chat, "inline keyboard")
 
     def _thread_id(self, params: Params, chat: Chat) -> int | None:
         thread_id = params.integer("message_thread_id")
@@ -248,7 +257,7 @@ class MessageMethods(World):
             empty_error="message text is empty",
             long_error="message is too long",
         )
-        markup = self._markup(params)
+        markup = self._markup(params, chat)
         thread_id = self._thread_id(params, chat)
         reply_to = self._reply_to(params, chat)
         options = self._send_options(params)
@@ -278,7 +287,7 @@ class MessageMethods(World):
             long_error="message caption is too long",
             allow_empty=True,
         )
-        markup = self._markup(params)
+        markup = self._markup(params, chat)
         thread_id = self._thread_id(params, chat)
         reply_to = self._reply_to(params, chat)
         options = self._send_options(params)
@@ -347,7 +356,7 @@ class MessageMethods(World):
             empty_error="text must be non-empty",
             long_error="MESSAGE_TOO_LONG",
         )
-        markup = self._markup(params, inline_only=True)
+        markup = self._markup(params, chat, inline_only=True)
         if (text, entities, markup) == (message.text, message.entities, message.reply_markup):
             raise bad_request(NOT_MODIFIED)
         self._check_flood(bot, chat)
@@ -359,7 +368,7 @@ class MessageMethods(World):
         message = self._find_message(chat, params, "message to edit not found")
         if message.bot is not bot:
             raise bad_request("message can't be edited")
-        markup = self._markup(params, inline_only=True)
+        markup = self._markup(params, chat, inline_only=True)
         if markup == message.reply_markup:
             raise bad_request(NOT_MODIFIED)
         self._check_flood(bot, chat)
@@ -414,6 +423,20 @@ class MessageMethods(World):
         query._set_answer(answer)
         self._emit(ServerEvent("answer", query=query))
         return True
+
+
+def _check_web_app(web_app: Any, chat: Chat, keyboard: str) -> None:
+    """A button that opens a Mini App: only in private chats, with a WebAppInfo whose url is
+    https (plain http on loopback hosts too, see the server's docstring)."""
+    if not isinstance(web_app, dict):
+        raise bad_request(f'can\'t parse {keyboard} button: Field "web_app" must be of type Object')
+    url = web_app.get("url")
+    if not isinstance(url, str):
+        raise bad_request(f'can\'t parse {keyboard} button: Field "url" must be of type String')
+    if not chat.is_private:
+        raise bad_request("BUTTON_TYPE_INVALID")
+    if not valid_web_app_url(url):
+        raise bad_request("BUTTON_URL_INVALID")
 
 
 def _image_size(data: bytes) -> tuple[int, int] | None:

@@ -12,6 +12,12 @@ buttons; `:t N` presses a button of the game's table, `:b ID N` of any message; 
 replies to a message (a `/chart` about another person is a reply to their message); `:h` lists
 every command. While you type, the bot's messages are printed above the prompt, never into it.
 
+The sandbox also turns on the bot's Mini App (WEBAPP_URL and the rest, on a free local port,
+with the server's stand-in of telegram-web-app.js): the banner prints, for each person, the
+address a Telegram client would open for them from the group (signed initData in its
+fragment), `:app [NAME]` prints it again, and `:o` given a Mini App direct link
+(t.me/<bot>/<app>?startapp=…) prints the address for that start parameter.
+
 `--script FILE` reads the same commands from a file (plus `:w TEXT` to wait for a bot message
 containing TEXT in the current chat, and `:sleep S`), which is how the smoke test drives it.
 """
@@ -25,23 +31,28 @@ if __name__ == "__main__":
     ensure_environment("localbotapi.sandbox")
 
 import argparse
+import hashlib
 import importlib
 import os
 import re
+import secrets
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import IO
 
 from .models import Chat, FakeBot, FakeUser, Message
 from .server import BotApiServer, ServerThread
+from .webapp import init_data, launch_url, parse_direct_link
 from .world import ServerEvent
 
 # (first name, username, has opened the private chat with the bot)
@@ -60,6 +71,8 @@ DEEP_LINK = re.compile(
     r"(?:https?://)?t\.me/(?P<bot>\w+)\?start=(?P<start>[\w-]+)"
     r"|tg://resolve\?domain=(?P<bot2>\w+)&start=(?P<start2>[\w-]+)"
 )
+# A Mini App's direct link (localbotapi/webapp.py parse_direct_link checks it in full).
+DIRECT_LINK = re.compile(r"(?:https?://)?t\.me/\w+/\w+/?(?:\?[\w=&%-]*)?")
 
 HELP = """\
   text            send as the current person, where they are (group or private chat)
@@ -69,7 +82,9 @@ HELP = """\
   :b ID [N]       show message #ID here / press its button [N]
   :r ID TEXT      send TEXT as a reply to message #ID here (e.g. :r 12 /chart)
   :o [LINK]       follow a t.me link to the bot (default: the last one offered to you):
-                  opens the private chat and presses START (/start <parameter>)
+                  opens the private chat and presses START (/start <parameter>); a Mini
+                  App link (t.me/<bot>/<app>?startapp=…) prints its address to open instead
+  :app [NAME]     the address of your (or NAME's) Mini App of the group, to open in a browser
   :u N | :u NAME  switch person ({people})
   :p  :g          go to the private chat with the bot / back to the group
   :l [N]          show the last N (8) messages here again
@@ -186,6 +201,48 @@ class Terminal:
             self._lock.release()
 
 
+@dataclass(frozen=True)
+class MiniApp:
+    """The bot's Mini App as the sandbox turns it on: where the bot serves its page."""
+
+    url: str
+    """WEBAPP_URL: the page's public address (here a local one)."""
+    short_name: str
+    listen: str
+    port: int
+    telegram_js: str
+    """The URL of telegram-web-app.js: the local server's stand-in."""
+
+    @classmethod
+    def on_free_port(cls, server: BotApiServer, short_name: str = "table") -> MiniApp:
+        host = "127.0.0.1"
+        port = free_port(host)
+        return cls(
+            url=f"http://{host}:{port}/app/",
+            short_name=short_name,
+            listen=host,
+            port=port,
+            telegram_js=server.web_app_js_url,
+        )
+
+    def env(self) -> dict[str, str]:
+        """The bot's settings that turn its Mini App on."""
+        return {
+            "WEBAPP_URL": self.url,
+            "WEBAPP_SHORT_NAME": self.short_name,
+            "WEBAPP_LISTEN": self.listen,
+            "WEBAPP_PORT": str(self.port),
+            "WEBAPP_TELEGRAM_JS": self.telegram_js,
+        }
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on now (the bot binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
 class Sandbox:
     """The terminal side: who you are, where you are, and how messages are printed."""
 
@@ -197,6 +254,7 @@ class Sandbox:
         users: list[FakeUser],
         out: IO[str] | Terminal,
         style: Style,
+        mini_app: MiniApp | None = None,
     ) -> None:
         self.thread = thread
         self.server: BotApiServer = thread.server
@@ -210,6 +268,8 @@ class Sandbox:
         self.echo = False
         self.offered: dict[int, str] = {}
         """The last link the bot offered each person (a button's answer that opens a chat)."""
+        self.mini_app = mini_app
+        """The bot's Mini App, when the sandbox turned it on."""
 
     # Printing ---------------------------------------------------------------------------
 
@@ -315,12 +375,85 @@ class Sandbox:
                     "the bot reaches them in the group (a mention, a deep link; :o follows it)."
                 )
             )
+        if self.mini_app is not None:
+            self.say(
+                f"Mini App of «{self.group.title}» ({self.mini_app.url}), "
+                "as each person's Telegram would open it (:app prints it again):"
+            )
+            for user in self.users:
+                self.say(f"  {style.user(user.first_name)}: {self.app_address(user)}")
         self.say(
             style.dim(
                 "Type text to send it; a number presses a button; :t N presses the table's; "
                 ":r ID TEXT replies; :u N switches person; :p/:g private/group; :h help; :q quit."
             )
         )
+
+    # The Mini App ------------------------------------------------------------------------
+
+    def chat_instance(self, private_with: FakeUser | None = None) -> str:
+        """A stable stand-in of Telegram's chat_instance (a signed 64-bit id) of the group, or
+        of the private chat with `private_with`."""
+        chat = self.group.id if private_with is None else private_with.id
+        digest = hashlib.sha256(f"{self.bot.id}:{chat}".encode()).digest()
+        return str(int.from_bytes(digest[:8], "big", signed=True))
+
+    def app_address(self, user: FakeUser) -> str:
+        """The address `user`'s Telegram loads to open the bot's Mini App from the group: the
+        page for the group (`?chat=<id>`), with initData signed as Telegram signs it and the
+        start parameter `c<group id>` (what the bot's links carry)."""
+        if self.mini_app is None:
+            raise RuntimeError("the Mini App is off in this sandbox")
+        base = self.mini_app.url
+        page = f"{base}{'&' if '?' in base else '?'}chat={self.group.id}"
+        return self.launch(user, page, f"c{self.group.id}", private=False)
+
+    def launch(self, user: FakeUser, page: str, start_param: str | None, *, private: bool) -> str:
+        """The address of `page` opened as a Mini App by `user` from the group, or from their
+        private chat with the bot."""
+        data = init_data(
+            self.bot.token,
+            user,
+            start_param=start_param,
+            chat_type="private" if private else self.group.type,
+            chat_instance=self.chat_instance(user if private else None),
+        )
+        return launch_url(page, data, start_param=start_param)
+
+    def show_app(self, who: str = "") -> None:
+        if self.mini_app is None:
+            self.say("the bot's Mini App is off in this sandbox")
+            return
+        user = self.find_user(who) if who else self.user
+        if user is None:
+            self.say(f"no such person: {who!r}")
+            return
+        self.say(f"{self.style.user(user.first_name)}'s Mini App: {self.app_address(user)}")
+
+    def open_direct_link(self, link: str) -> bool:
+        """A Mini App direct link (t.me/<bot>/<app>?startapp=…): the address it opens for the
+        current person. False when `link` is not one."""
+        found = parse_direct_link(link)
+        if found is None:
+            return False
+        username, short_name, start = found
+        if username.lower() != (self.bot.username or "").lower():
+            self.say(f"{link} opens a Mini App of @{username}, not of this bot")
+        elif self.mini_app is None:
+            self.say(f"{link} opens the bot's Mini App, which is off in this sandbox")
+        elif short_name.lower() != self.mini_app.short_name.lower():
+            self.say(f"{link}: @{username} has no Mini App {short_name!r}")
+        else:
+            address = self.launch(self.user, self.mini_app.url, start, private=self.in_private)
+            self.say(f"{self.style.user(self.user.first_name)} opens the Mini App: {address}")
+        return True
+
+    def open_web_app_button(self, url: str) -> None:
+        """A web_app button (private chats only): the page opened with initData for the current
+        person, as from an inline button (a query_id, no chat)."""
+        data = init_data(self.bot.token, self.user, query_id="AA" + secrets.token_urlsafe(16))
+        address = launch_url(url, data)
+        self.say(f"{self.style.user(self.user.first_name)} opens the Mini App: {address}")
 
     def opened(self, user: FakeUser) -> bool:
         return bool(self.thread.run(lambda: user.private_chat(self.bot).started))
@@ -357,6 +490,12 @@ class Sandbox:
             self.say(f"message #{message.message_id} has buttons 1–{len(buttons)}")
             return
         text, target = buttons[number - 1]
+        raw = [button for row in message.inline_keyboard for button in row][number - 1]
+        web_app = raw.get("web_app")
+        if isinstance(web_app, dict) and isinstance(web_app.get("url"), str):
+            self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
+            self.open_web_app_button(web_app["url"])
+            return
         if target and "://" in target:
             self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
             self.follow(target)
@@ -366,7 +505,10 @@ class Sandbox:
 
     def follow(self, link: str) -> None:
         """Open a link as a Telegram client does: a deep link to the bot opens its private chat,
-        and START sends `/start <parameter>`."""
+        and START sends `/start <parameter>`; a Mini App's direct link gives the address the
+        Mini App opens at."""
+        if self.open_direct_link(link):
+            return
         found = DEEP_LINK.fullmatch(link.strip())
         if found is None:
             self.say(f"{link} opens outside Telegram (nothing to do here)")
@@ -392,14 +534,17 @@ class Sandbox:
             return
         self.thread.call(self.user.send(self.chat(), text.strip(), reply_to=message))
 
-    def switch_user(self, who: str) -> None:
-        chosen: FakeUser | None = None
+    def find_user(self, who: str) -> FakeUser | None:
+        """A person by number (from 1), first name or username."""
         if who.isdigit() and 1 <= int(who) <= len(self.users):
-            chosen = self.users[int(who) - 1]
-        else:
-            for user in self.users:
-                if who.lower() in (user.first_name.lower(), (user.username or "").lower()):
-                    chosen = user
+            return self.users[int(who) - 1]
+        for user in self.users:
+            if who.lower() in (user.first_name.lower(), (user.username or "").lower()):
+                return user
+        return None
+
+    def switch_user(self, who: str) -> None:
+        chosen = self.find_user(who)
         if chosen is None:
             self.say(f"no such person: {who!r}")
             return
@@ -470,6 +615,8 @@ class Sandbox:
                 self.say(f"no link offered to {self.user.first_name}; usage: :o <link>")
             else:
                 self.follow(link)
+        elif word == ":app":
+            self.show_app(rest)
         elif word == ":w":
             chat = self.chat()
             try:
@@ -499,6 +646,9 @@ class Sandbox:
                     found = DEEP_LINK.search(candidate)
                     if found is not None:
                         return found.group()
+                    for app_link in DIRECT_LINK.finditer(candidate):
+                        if parse_direct_link(app_link.group()) is not None:
+                            return app_link.group()
             return None
 
         return self.thread.run(find)
@@ -591,7 +741,8 @@ def main(argv: list[str] | None = None) -> int:
     terminal = Terminal.open(
         sys.stdout, args.script is None and sys.stdin.isatty() and sys.stdout.isatty()
     )
-    sandbox = Sandbox(thread, bot, group, users, terminal, style)
+    mini_app = MiniApp.on_free_port(thread.server)
+    sandbox = Sandbox(thread, bot, group, users, terminal, style, mini_app)
     sandbox.echo = args.script is not None or not sys.stdin.isatty()
     thread.run(lambda: thread.server.add_listener(sandbox.on_event))
     sandbox.banner()
@@ -603,6 +754,7 @@ def main(argv: list[str] | None = None) -> int:
         "DATABASE_URL": args.database_url or f"sqlite:///{workdir / 'sandbox.sqlite3'}",
         "OCHKO_NO_VENV": "1",
         "PYTHONUNBUFFERED": "1",
+        **mini_app.env(),
     }
     process = BotProcess(shlex.split(args.bot_command), env, workdir / "bot.log")
     threading.Thread(target=process.watch, args=(sandbox,), daemon=True).start()

@@ -22,15 +22,23 @@ method (`fail_next`). When a bot never set allowed_updates (or set an empty list
 update type except chat_member, message_reaction and message_reaction_count, as on Telegram.
 
 What is deliberately simpler than Telegram: one server-wide user namespace, bots see every group
-message (as with privacy mode off), callback queries never expire, webhooks may be plain http,
-and only the methods listed in `BotApiServer._METHODS` exist (everything else is 404 as on
-Telegram). allowed_updates filters the queue when it is read, so a change applies at once also
-to updates already queued. A restricted bot's rights are only can_send_messages and
-can_send_photos (sendChatAction is not checked), and only bots can be restricted; a closed topic
-refuses every bot send, administrators included (can_manage_topics is not modelled). The service
-messages of membership changes carry only new_chat_members / left_chat_member, and a removed bot
-is not sent the one about its own removal. `fail_next` answers 5xx with the usual JSON envelope
-(Telegram's front end may send an HTML page instead).
+message (as with privacy mode off), callback queries never expire, webhooks may be plain http
+and so may Mini App URLs (web_app buttons, menu buttons) on loopback hosts only (127.0.0.1,
+localhost, [::1]; anything else must be https, as on Telegram), and only the methods listed in
+`BotApiServer._METHODS` exist (everything else is 404 as on Telegram). allowed_updates filters
+the queue when it is read, so a change applies at once also to updates already queued. A
+restricted bot's rights are only can_send_messages and can_send_photos (sendChatAction is not
+checked), and only bots can be restricted; a closed topic refuses every bot send,
+administrators included (can_manage_topics is not modelled). The service messages of membership
+changes carry only new_chat_members / left_chat_member, and a removed bot is not sent the one
+about its own removal. `fail_next` answers 5xx with the usual JSON envelope (Telegram's front
+end may send an HTML page instead).
+
+Mini Apps (localbotapi/webapp.py): `webapp.init_data` signs the initData a client hands the page
+and `webapp.launch_url` gives the address a client opens; the page's telegram-web-app.js is a
+stand-in served here at `web_app_js_url`. A `web_app` button is refused outside private chats
+(BUTTON_TYPE_INVALID), and setChatMenuButton / getChatMenuButton keep each private chat's menu
+button and the bot's default.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ from .methods_messages import MessageMethods
 from .models import JSON, RequestRecord
 from .staging import Staging
 from .updates import Updates
+from .webapp import web_app_js
 from .wire import ApiError, Params, Upload, bad_request, dumps
 from .world import ServerEvent
 
@@ -94,6 +103,8 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
         "getChatAdministrators",
         "getChatMemberCount",
         "sendChatAction",
+        "setChatMenuButton",
+        "getChatMenuButton",
     )
 
     # ---------------------------------------------------------------------------- lifecycle
@@ -101,6 +112,7 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
     async def start(self) -> BotApiServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/js/telegram-web-app.js", self._web_app_js)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -144,6 +156,12 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
     def base_url(self) -> str:
         """What to pass as PTB's base_url (it appends the token): http://127.0.0.1:PORT/bot"""
         return f"{self.url}/bot"
+
+    @property
+    def web_app_js_url(self) -> str:
+        """The stand-in of https://telegram.org/js/telegram-web-app.js served here, for the
+        Mini App's page (localbotapi/webapp.py)."""
+        return f"{self.url}/js/telegram-web-app.js"
 
     @property
     def flood_limits(self) -> bool:
@@ -193,6 +211,13 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
         return [r for r in self.errors if "can't parse entities" in (r.description or "")]
 
     # --------------------------------------------------------------------------- HTTP layer
+
+    async def _web_app_js(self, request: web.Request) -> web.Response:
+        return web.Response(
+            text=web_app_js(),
+            content_type="application/javascript",
+            headers={"Cache-Control": "no-cache", "Access-Control-Allow-Origin": "*"},
+        )
 
     async def _not_found(self, request: web.Request) -> web.Response:
         return web.json_response(

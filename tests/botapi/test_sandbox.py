@@ -3,6 +3,8 @@ in-process, a Sandbox on a server thread driven command by command, with the tes
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import json
 import os
@@ -15,11 +17,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
 from localbotapi.models import FakeUser
-from localbotapi.sandbox import HELP, Sandbox, Style, Terminal, populate
+from localbotapi.sandbox import HELP, MiniApp, Sandbox, Style, Terminal, populate
 from localbotapi.server import BotApiServer, ServerThread
 from localpg.cluster import PostgresCluster, PostgresUnavailable, database_of
 
@@ -105,6 +108,84 @@ def test_sandbox_script_with_echo_bot(tmp_path: Path) -> None:
     assert ":t N" in out and ":r ID TEXT" in out and ":o [LINK]" in out  # the help
     assert "the bot exited" not in out  # it was stopped, not crashed
     assert "timed out" not in out
+
+
+def launch_parameters(address: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """A Mini App address's query, launch parameters (its fragment) and initData fields."""
+    parts = urlsplit(address)
+    launch = dict(parse_qsl(parts.fragment, strict_parsing=True))
+    return dict(parse_qsl(parts.query)), launch, dict(parse_qsl(launch["tgWebAppData"]))
+
+
+def signed(fields: dict[str, str], token: str) -> bool:
+    """Telegram's check of initData's hash (see tests/botapi/test_webapp.py)."""
+    rest = {k: v for k, v in fields.items() if k != "hash"}
+    check = "\n".join(f"{k}={rest[k]}" for k in sorted(rest))
+    key = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
+    return hmac.new(key, check.encode(), hashlib.sha256).hexdigest() == fields["hash"]
+
+
+@pytest.mark.timeout(60)
+def test_sandbox_turns_the_mini_app_on_and_prints_each_address(tmp_path: Path) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text(
+        "hi\n:w echo: hi\n:app\n:u 2\n:app Дима\n"
+        ":o https://t.me/ochko_sandbox_bot/table?startapp=c-77\n:q\n",
+        encoding="utf-8",
+    )
+    dump = tmp_path / "env.json"
+    # The echo bot, after writing down the settings the sandbox gave it.
+    bot_command = shlex.join(
+        [
+            sys.executable,
+            "-c",
+            "import json, os, runpy, sys; "
+            f"open({str(dump)!r}, 'w').write(json.dumps(dict(os.environ))); "
+            "runpy.run_module('localbotapi.echo_bot', run_name='__main__')",
+        ]
+    )
+    result = subprocess.run(
+        [*SANDBOX, "--script", str(script), "--bot-command", bot_command],
+        cwd=ROOT,
+        env={**os.environ, "OCHKO_NO_VENV": "1"},
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "the bot exited" not in out, out
+    env = json.loads(dump.read_text(encoding="utf-8"))
+    port = int(env["WEBAPP_PORT"])
+    assert env["WEBAPP_URL"] == f"http://127.0.0.1:{port}/app/"
+    assert env["WEBAPP_SHORT_NAME"] == "table" and env["WEBAPP_LISTEN"] == "127.0.0.1"
+    base = env["BOT_API_BASE_URL"].removesuffix("/bot")
+    assert env["WEBAPP_TELEGRAM_JS"] == f"{base}/js/telegram-web-app.js"
+    token = env["BOT_TOKEN"]
+    banner = out.split("Type text to send it")[0]
+    addresses = dict(re.findall(r"^  (\w+): (http://\S+)$", banner, flags=re.M))
+    assert list(addresses) == ["Аня", "Борис", "Вика", "Гоша", "Дима"], banner
+    users = set()
+    for name, address in addresses.items():
+        assert address.startswith(env["WEBAPP_URL"] + "?chat=-100"), address
+        query, launch, fields = launch_parameters(address)
+        group = query["chat"]
+        assert query["tgWebAppStartParam"] == fields["start_param"] == f"c{group}"
+        assert launch["tgWebAppVersion"] and launch["tgWebAppPlatform"] == "weba"
+        assert signed(fields, token), name
+        user = json.loads(fields["user"])
+        assert user["first_name"] == name
+        users.add(user["id"])
+        assert fields["chat_type"] == "supergroup" and fields["chat_instance"]
+    assert len(users) == 5
+    again = re.findall(r"^(?:Аня@Очко> |Борис@Очко> )?(\w+)'s Mini App: (\S+)$", out, flags=re.M)
+    assert [name for name, _ in again] == ["Аня", "Дима"], out
+    assert json.loads(launch_parameters(again[1][1])[2]["user"])["first_name"] == "Дима"
+    opened = re.search(r"Борис opens the Mini App: (\S+)", out)
+    assert opened is not None, out
+    query, _, fields = launch_parameters(opened.group(1))
+    assert fields["start_param"] == query["tgWebAppStartParam"] == "c-77"
+    assert json.loads(fields["user"])["first_name"] == "Борис" and signed(fields, token)
 
 
 @pytest.mark.timeout(120)
@@ -362,6 +443,48 @@ def test_every_command_in_the_help_is_understood(driven: Driven) -> None:
         assert "unknown command" not in driven.run(command), command
     assert "unknown command :nope" in driven.run(":nope")
     assert not driven.sandbox.handle(":q")
+
+
+def test_mini_app_addresses_in_process(driven: Driven) -> None:
+    sandbox = driven.sandbox
+    assert "Mini App is off" in driven.run(":app")
+    link = f"https://t.me/{sandbox.bot.username}/table?startapp=c-5"
+    assert "which is off in this sandbox" in driven.run(f":o {link}")
+    sandbox.mini_app = MiniApp(
+        url="http://127.0.0.1:9/app/",
+        short_name="table",
+        listen="127.0.0.1",
+        port=9,
+        telegram_js=driven.thread.server.web_app_js_url,
+    )
+    out = driven.run(":app")
+    assert out.startswith("Аня's Mini App: http://127.0.0.1:9/app/?chat=")
+    address = out.split(": ", 1)[1].strip()
+    query, _, fields = launch_parameters(address)
+    assert query["chat"] == str(sandbox.group.id)
+    assert fields["start_param"] == f"c{sandbox.group.id}" and signed(fields, sandbox.bot.token)
+    assert fields["chat_instance"] == sandbox.chat_instance()  # stable
+    assert "Вика's Mini App: http" in driven.run(":app 3")
+    assert "no such person" in driven.run(":app Nobody")
+    # A direct link prints the address with its start parameter; it opens no chat.
+    out = driven.run(":u 5", f":o {link}")
+    assert "Дима opens the Mini App: http://127.0.0.1:9/app/" in out
+    _, _, fields = launch_parameters(out.split("opens the Mini App: ", 1)[1].split()[0])
+    assert fields["start_param"] == "c-5" and not sandbox.in_private
+    assert "not of this bot" in driven.run(":o https://t.me/other_bot/table?startapp=x")
+    assert "no Mini App 'chart'" in driven.run(f":o https://t.me/{sandbox.bot.username}/chart")
+    # The latest direct link shown in the group is what a bare :o opens.
+    driven.send(sandbox.group.id, "🃏 lobby", [[{"text": "Стол", "url": link}]])
+    assert "Дима opens the Mini App" in driven.run(":o")
+    assert "Дима opens the Mini App" in driven.run("1")  # pressing that url button
+    # A web_app button in a private chat opens its page with initData and a query_id.
+    anya = driven.person("Аня")
+    driven.send(anya.id, "🃏", [[{"text": "Открыть", "web_app": {"url": "https://x.org/a"}}]])
+    out = driven.run(":u 1", ":p", "1")
+    assert "Аня presses [1] Открыть" in out and "Аня opens the Mini App: https://x.org/a#" in out
+    _, _, fields = launch_parameters(out.split("opens the Mini App: ", 1)[1].split()[0])
+    assert fields["query_id"] and signed(fields, sandbox.bot.token)
+    assert not any("callback_query" in u for u in driven.updates())
 
 
 class FakeLineEditor:
