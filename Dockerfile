@@ -10,7 +10,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     HEARTBEAT_FILE=/data/ochko.heartbeat \
     MPLCONFIGDIR=/data/matplotlib \
     WEBHOOK_LISTEN=0.0.0.0 \
-    WEBHOOK_PORT=8443
+    WEBHOOK_PORT=8443 \
+    WEBAPP_LISTEN=0.0.0.0 \
+    WEBAPP_PORT=8081
 
 WORKDIR /app
 
@@ -36,8 +38,9 @@ USER 10001:10001
 # The only place the bot writes (the database, the heartbeat, matplotlib's font cache), so the
 # root file system can be mounted read-only (compose.yaml does).
 VOLUME ["/data"]
-# Webhook mode only (WEBHOOK_URL set): the bot listens on all interfaces inside the container.
-EXPOSE 8443
+# The webhook (WEBHOOK_URL set) and the Mini App (WEBAPP_URL set) listen on all interfaces
+# inside the container, each only when it is configured.
+EXPOSE 8443 8081
 
 # Healthy while the event loop keeps touching its heartbeat file.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

@@ -16,6 +16,8 @@ settings.Settings._token_shape  # pydantic validators, registered by their decor
 settings.Settings._upper
 settings.Settings._empty_is_none
 settings.Settings._webhook_needs_secret
+settings.Settings._webapp_url
+settings.Settings._short_name
 models.Chat.migrated_from  # what Telegram's Chat carries after a migration (read in tests)
 models.CallbackAnswer.cache_time  # a field of answerCallbackQuery, recorded as sent
 # The engine's triad (verify_x raises, can_x answers, x acts), kept whole for every action.

@@ -128,6 +128,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
     timers, delivery = rt.timers, rt.delivery
     application.bot_data["runtime"] = rt
+    if settings.webapp_url:
+        await _start_miniapp(application, rt, settings)
     if rt.replica is not None:
         # Before anything is sent: the overall flood budget is shared from the first message.
         await rt.replica.heartbeat()
@@ -156,6 +158,25 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
             prune_job, interval=PRUNE_INTERVAL, first=PRUNE_INTERVAL
         )
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
+
+
+async def _start_miniapp(
+    application: Application[Any, Any, Any, Any, Any, Any], rt: Runtime, settings: Settings
+) -> None:
+    """The Mini App's web server, in this process; the chats get their ways into it."""
+    from bot.webapp.server import MiniApp  # aiohttp's web server: only when it is wanted
+
+    miniapp = MiniApp(
+        rt,
+        token=settings.bot_token.get_secret_value(),
+        max_age=settings.webapp_auth_max_age,
+        telegram_js=settings.webapp_telegram_js,
+    )
+    rt.delivery.followers.append(miniapp)
+    rt.delivery.screens.app_url = settings.webapp_url or ""
+    rt.delivery.screens.app_short_name = settings.webapp_short_name or ""
+    await miniapp.start(settings.webapp_listen, settings.webapp_port)
+    application.bot_data["miniapp"] = miniapp
 
 
 def command_menus(default_language: str) -> list[tuple[str | None, bool, list[BotCommand]]]:
@@ -240,6 +261,9 @@ async def post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     rt: Runtime | None = application.bot_data.get("runtime")
     if rt is None:
         return
+    miniapp = application.bot_data.pop("miniapp", None)
+    if miniapp is not None:
+        await miniapp.stop()  # no more presses from the pages, as no more updates come
     await rt.timers.stop()
     # Replicas hand what is left to the others (with the chats' recent sends) rather than wait.
     drain = DRAIN_SECONDS if rt.replica is None else SHARED_DRAIN_SECONDS
@@ -255,6 +279,9 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
     rt: Runtime | None = application.bot_data.get("runtime")
     if rt is None:
         return
+    miniapp = application.bot_data.pop("miniapp", None)
+    if miniapp is not None:  # a start that failed before post_stop
+        await miniapp.stop()
     await rt.timers.stop()
     await rt.delivery.stop()
     if rt.replica is not None:

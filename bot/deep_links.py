@@ -16,3 +16,25 @@ def game_of(payload: str) -> int | None:
     """The game a /start payload names, or None when it names none."""
     match = _PAYLOAD.fullmatch(payload)
     return int(match.group(1)) if match else None
+
+
+# The Mini App: a page address with the table in its query (the private chat's web_app
+# button), and a direct link with the table in its start parameter (the group's: web_app
+# buttons work only in private chats). A table is a chat, and a topic when not the main one.
+_TABLE = re.compile(r"c(-?[1-9]\d{0,15})(?:t([1-9]\d{0,9}))?")
+
+
+def app_page(page_url: str, chat_id: int, thread_id: int = 0) -> str:
+    query = f"chat={chat_id}" + (f"&thread={thread_id}" if thread_id else "")
+    return f"{page_url}{'&' if '?' in page_url else '?'}{query}"
+
+
+def app_link(bot_username: str, short_name: str, chat_id: int, thread_id: int = 0) -> str:
+    param = f"c{chat_id}" + (f"t{thread_id}" if thread_id else "")
+    return f"https://t.me/{bot_username.lstrip('@')}/{short_name}?startapp={param}"
+
+
+def app_table(start_param: str) -> tuple[int, int] | None:
+    """The (chat, thread) a Mini App start parameter names, or None."""
+    match = _TABLE.fullmatch(start_param)
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else None

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from cachetools import LRUCache
 from telegram import Bot, Message, ReplyParameters
@@ -65,6 +65,14 @@ WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminde
 ChatLost = Callable[[int, Verdict], Awaitable[None]]
 ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
 ClockStarted = Callable[[int, float], None]
+
+
+class Follower(Protocol):
+    """Something else that shows every committed version (the Mini App's live pages)."""
+
+    def seen(self, view: View) -> None: ...
+
+    def clock_started(self, game_id: int, version: int, deadline: float) -> None: ...
 
 
 class Delivery:
@@ -119,6 +127,7 @@ class Delivery:
         self._booker: asyncio.Task[None] | None = None
         self.replica: Replica | None = None
         self.user_ttl = USER_CACHE_SECONDS  # shorter with replicas: another may write a user
+        self.followers: list[Follower] = []
 
     def start(self) -> None:
         self._warnings.start()
@@ -127,6 +136,8 @@ class Delivery:
 
     async def committed(self, view: View) -> None:
         """A new committed version: show it where it belongs."""
+        for follower in self.followers:
+            follower.seen(view)  # pages follow every chat, whichever replica delivers it
         if not await self._delivers(view.stored.chat_id, view.game_id):
             return
         await self._users_of(view.game.players)
@@ -147,6 +158,8 @@ class Delivery:
             meta_of(stored),
             await self.storage.get_chat(stored.chat_id),
         )
+        for follower in self.followers:
+            follower.seen(view)
         await self._learn_shown(view)
         await self._users_of(view.game.players)
         self._take(view, force=True)
@@ -653,6 +666,8 @@ class Delivery:
                 current, stored=replace(current.stored, deadline=deadline)
             )
         self.on_clock(game_id, deadline)
+        for follower in self.followers:
+            follower.clock_started(game_id, version, deadline)
         if self.warn_before and timeout >= 2 * self.warn_before:
             self._warnings.arm(game_id, deadline - self.warn_before)
 

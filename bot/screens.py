@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from cachetools import FIFOCache, LRUCache
 
-from bot import render
+from bot import deep_links, render
 from bot.game_state import Meta, View, seated_names
 from bot.service import news_events
 from rules.table import Phase
@@ -64,6 +64,9 @@ class Screens:
         self.turn_timeout = turn_timeout  # the bot's, for chats that set none
         self.private_ok = private_ok  # whether the bot can write to a player privately
         self.language_of = language_of  # a player's own language, if he has one
+        # The Mini App, when the bot offers one: its page address and BotFather short name.
+        self.app_url = ""
+        self.app_short_name = ""
         # (game, player or None for the table, language) -> (version, what it renders to)
         self._rendered: LRUCache[tuple[int, int | None, str], tuple[int, render.Rendered]] = (
             LRUCache(RENDER_LIMIT)
@@ -95,6 +98,21 @@ class Screens:
             now=now,
             chat_title=view.meta.chat_title,
             paused=view.meta.paused,
+            app_page=self._app_page(view),
+            app_link=self._app_link(view),
+        )
+
+    def _app_page(self, view: View) -> str:
+        if not self.app_url:
+            return ""
+        return deep_links.app_page(self.app_url, view.stored.chat_id, view.stored.thread_id)
+
+    def _app_link(self, view: View) -> str:
+        if not (self.app_url and self.app_short_name and self.bot_username):
+            return ""
+        stored = view.stored
+        return deep_links.app_link(
+            self.bot_username, self.app_short_name, stored.chat_id, stored.thread_id
         )
 
     def table(self, view: View) -> render.Rendered:

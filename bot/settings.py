@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,15 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "127.0.0.1"
     webhook_port: int = Field(8443, ge=1, le=65535)
+    # The Mini App (bot/webapp/): the public address of its page (https; plain http only on
+    # this machine's loopback, for tests and the sandbox) and its BotFather short name. With
+    # no address the bot offers no Mini App; without a short name, none in the groups.
+    webapp_url: str | None = None
+    webapp_short_name: str | None = None
+    webapp_listen: str = "127.0.0.1"
+    webapp_port: int = Field(8081, ge=1, le=65535)
+    webapp_auth_max_age: int = Field(86_400, ge=60, le=7 * 86_400)  # seconds an initData holds
+    webapp_telegram_js: str = "https://telegram.org/js/telegram-web-app.js"
 
     @field_validator("bot_token")
     @classmethod
@@ -45,10 +55,30 @@ class Settings(BaseSettings):
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("webhook_url", mode="before")
+    @field_validator("webhook_url", "webapp_url", "webapp_short_name", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise ValueError("must be an https:// address (Telegram opens Mini Apps over HTTPS)")
+        if not parts.hostname or parts.query or parts.fragment:
+            raise ValueError("must be the page's address, without a query (https://host/app/)")
+        return value if value.endswith("/") else value + "/"
+
+    @field_validator("webapp_short_name")
+    @classmethod
+    def _short_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value):
+            raise ValueError("is the Mini App's short name from @BotFather (3–30 of A-Z a-z 0-9 _)")
+        return value
 
     @model_validator(mode="after")
     def _webhook_needs_secret(self) -> Settings:

@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from bot import deep_links
 from bot.callbacks import Act, GameButton
@@ -47,6 +47,10 @@ class Snapshot:
     now: float
     chat_title: str = ""  # the group's title (raw), for the private hand message
     paused: bool = False  # nobody played, so the table waits (bot.service.Meta.paused)
+    # The Mini App of this table when the bot offers one: the page (for a private chat's
+    # web_app button) and the direct link (for the group's).
+    app_page: str = ""
+    app_link: str = ""
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,17 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
     if peek and legal.phase in ROUND_PHASES:
         rows.append([_button(t("btn-peek", lang), s, Act.PEEK)])
     return rows
+
+
+def _app_rows(s: Snapshot, lang: str, *, private: bool) -> list[list[InlineKeyboardButton]]:
+    """The way into the table's Mini App: a web_app button in a private chat, the direct
+    link in the group (Telegram refuses web_app buttons there)."""
+    if private and s.app_page:
+        label = t("app-open_private", lang)
+        return [[InlineKeyboardButton(label, web_app=WebAppInfo(s.app_page))]]
+    if not private and s.app_link:
+        return [[InlineKeyboardButton(t("app-open_group", lang), url=s.app_link)]]
+    return []
 
 
 def text(key: str, lang: str, **params: object) -> str:

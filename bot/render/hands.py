@@ -15,6 +15,7 @@ from bot.render.common import (
     Rendered,
     Snapshot,
     _action_rows,
+    _app_rows,
     _clip_alert,
     _markup,
     _name,
@@ -108,10 +109,11 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
         lines.append(t("hand-waiting_for", lang, name=_name(s, legal.actor, lang)))
     text_ = "\n".join(lines)
+    app = _app_rows(s, lang, private=True)
     if not mine:
-        return Rendered(text_, None)
+        return Rendered(text_, _markup(app))
     own_lang = replace(s, lang=lang)
-    return Rendered(text_, _markup(_action_rows(own_lang, peek=False)))
+    return Rendered(text_, _markup([*_action_rows(own_lang, peek=False), *app]))
 
 
 def peek(s: Snapshot, player: int, lang: str) -> str:

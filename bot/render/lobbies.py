@@ -10,6 +10,7 @@ from bot.i18n import t
 from bot.render.common import (
     Rendered,
     Snapshot,
+    _app_rows,
     _button,
     _fit,
     _markup,
@@ -60,6 +61,7 @@ def lobby(s: Snapshot) -> Rendered:
     link = deep_link(s)
     if link and any(p not in s.private_ok for p in game.players):
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
+    rows += _app_rows(s, lang, private=False)
     return Rendered(_fit(head, body, tail, lang), _markup(rows))
 
 

@@ -13,6 +13,7 @@ from bot.render.common import (
     Rendered,
     Snapshot,
     _action_rows,
+    _app_rows,
     _fit,
     _markup,
     _name,
@@ -247,7 +248,8 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     text_ = _fit(head, body, tail, lang)
     if game.phase is Phase.ENDED:
         return Rendered(text_, None)
-    return Rendered(text_, _markup(_action_rows(s, peek=True)))
+    rows = [*_action_rows(s, peek=True), *_app_rows(s, lang, private=False)]
+    return Rendered(text_, _markup(rows))
 
 
 # ---------------------------------------------------------------------- news

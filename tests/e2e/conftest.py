@@ -69,6 +69,12 @@ SETTINGS_VARIABLES = frozenset(
         "WEBHOOK_SECRET",
         "WEBHOOK_LISTEN",
         "WEBHOOK_PORT",
+        "WEBAPP_URL",
+        "WEBAPP_SHORT_NAME",
+        "WEBAPP_LISTEN",
+        "WEBAPP_PORT",
+        "WEBAPP_AUTH_MAX_AGE",
+        "WEBAPP_TELEGRAM_JS",
     }
 )
 NATO = ("Alfa", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot")

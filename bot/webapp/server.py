@@ -1,0 +1,541 @@
+"""The Mini App's web server: the page, the state of a table for the person asking, the live
+stream of each committed state, and the actions — in the bot's own process.
+
+Routes (under ``/app/``): the page (``index.html``, with the address of Telegram's
+``telegram-web-app.js`` filled in) and its static files; ``api/state`` (the state as JSON);
+``api/events`` (Server-Sent Events: the state again at each commit of the table's game, a
+comment every :data:`PING_SECONDS`); ``api/act`` (a press: the same service, refusals and turn
+clock as the chat's buttons). Every API request carries Telegram's ``initData`` (header
+``Authorization: tma <initData>``, or ``auth=`` for the event stream, which cannot set headers):
+without a valid and fresh one the answer is 401 and nothing is read or changed.
+
+Which table: ``chat`` (and ``thread``) in the query, else the start parameter of a direct link
+(``c<chat id>`` or ``c<chat id>t<thread id>``), else the game the person sits in. Only a person
+seated at the table or a member of its group sees it (``getChatMember``, trusted for a minute),
+and what is sent is :mod:`bot.webapp.view`'s: nobody else's hidden card before the showdown.
+
+Live: every version this process commits or reads reaches :meth:`MiniApp.seen` (delivery's
+followers), which wakes the table's pages; each page then renders the newest state for its
+person. With replicas on PostgreSQL a page may be served by another process than the one that
+committed: :meth:`MiniApp._watch` reads the games saved since its last look every
+:data:`WATCH_SECONDS` — committed state, never another process's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from importlib import resources
+from typing import Any
+
+import orjson
+from aiohttp import web
+from cachetools import LRUCache, TTLCache
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
+
+from bot import deep_links, render
+from bot.callbacks import Act
+from bot.game_state import View, meta_of
+from bot.handlers.common import Runtime, odds_text, perform
+from bot.handlers.game import ACT_COMMANDS
+from bot.languages import personal
+from bot.screens import end_note
+from bot.service import Actor, AlreadyDone, Command, Duplicate, Refused, news_events
+from bot.webapp import view as page_view
+from bot.webapp.init_data import InitData, InitDataError, secret_key, validate
+from rules.events import RoundSettled
+from rules.table import Phase
+from storage import StoredGame
+
+log = logging.getLogger(__name__)
+PING_SECONDS = 15.0  # a comment on an idle stream, so proxies and phones keep it open
+WATCH_SECONDS = 0.1  # how often replicas look for games other processes saved
+MEMBER_SECONDS = 60.0  # how long Telegram's answer to "is this person in the group" is trusted
+MEMBER_CACHE = 20_000
+VIEW_CACHE = 4096
+NAME_LIMIT = 64
+STATIC = frozenset({"app.js", "app.css"})
+PAGE_ACTS = frozenset(ACT_COMMANDS) | {Act.ODDS}
+MAX_BODY = 4096
+MEMBERS = frozenset(
+    {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.MEMBER}
+)
+
+
+class Problem(Exception):
+    """A request the page cannot be served: the HTTP status and a catalog key of the reason."""
+
+    def __init__(self, status: int, code: str, key: str) -> None:
+        super().__init__(code)
+        self.status, self.code, self.key = status, code, key
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who asks (proven by initData), in which language, about which table."""
+
+    init: InitData
+    lang: str
+    chat_id: int | None
+    thread_id: int
+
+
+class Page:
+    """One open event stream: woken when its table's game may have changed."""
+
+    def __init__(self) -> None:
+        self.changed = asyncio.Event()
+        self.changed.set()  # the first state goes out at once
+
+
+def _static(name: str) -> bytes:
+    return resources.files("bot.webapp").joinpath("static", name).read_bytes()
+
+
+class MiniApp:
+    def __init__(
+        self,
+        rt: Runtime,
+        *,
+        token: str,
+        max_age: float,
+        telegram_js: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.rt = rt
+        self.key = secret_key(token)
+        self.max_age = max_age
+        self.clock = clock
+        index = _static("index.html").decode()
+        self.index = index.replace("{{TELEGRAM_JS}}", _attribute(telegram_js)).encode()
+        self.files = {name: _static(name) for name in STATIC}
+        self._pages: dict[tuple[int, int], set[Page]] = {}
+        self._views: LRUCache[int, View] = LRUCache(VIEW_CACHE)
+        self._tables: dict[tuple[int, int], int] = {}  # (chat, thread) -> its newest game
+        self._settled: LRUCache[int, RoundSettled] = LRUCache(VIEW_CACHE)
+        self._members: TTLCache[tuple[int, int], bool] = TTLCache(MEMBER_CACHE, MEMBER_SECONDS)
+        self._runner: web.AppRunner | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._streams: set[web.StreamResponse] = set()
+        self.pushed = 0  # states written to event streams (benchmarks read it)
+
+    # ---------------------------------------------------------------- the web server
+
+    def application(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_get("/app", self._redirect)
+        app.router.add_get("/app/", self._index)
+        app.router.add_get("/app/static/{name}", self._file)
+        app.router.add_get("/app/api/state", self._api(self._state))
+        app.router.add_get("/app/api/events", self._events)
+        app.router.add_post("/app/api/act", self._api(self._act))
+        return app
+
+    async def start(self, host: str, port: int) -> None:
+        # A page that went away ends its stream's handler at once (not at the next ping).
+        self._runner = web.AppRunner(
+            self.application(), access_log=None, shutdown_timeout=1.0, handler_cancellation=True
+        )
+        await self._runner.setup()
+        await web.TCPSite(self._runner, host, port).start()
+        if self.rt.replica is not None:
+            self._watcher = asyncio.create_task(self._watch(), name="miniapp-watch")
+        log.info("Mini App served on %s:%d", host, port)
+
+    async def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        for stream in list(self._streams):
+            # Ends the stream; the page reconnects (to another replica, or after a restart).
+            with contextlib.suppress(Exception):
+                await stream.write_eof()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def open_pages(self) -> int:
+        return sum(len(pages) for pages in self._pages.values())
+
+    # ---------------------------------------------------------------- what changed
+
+    def seen(self, view: View) -> None:
+        """A committed version (this process's, or read from the database)."""
+        known = self._views.get(view.game_id)
+        if known is not None and known.version > view.version:
+            return
+        self._views[view.game_id] = view
+        table = (view.stored.chat_id, view.stored.thread_id)
+        newest = self._tables.get(table)
+        if newest is None or newest <= view.game_id:
+            self._tables[table] = view.game_id
+        for item in view.meta.outbox:
+            if item.get("kind") == "result":
+                self._settled[view.game_id] = RoundSettled.from_dict(item["event"])
+        self._wake(table)
+
+    def clock_started(self, game_id: int, version: int, deadline: float) -> None:
+        """A turn's clock started when its prompt was delivered: the countdown is exact now."""
+        view = self._views.get(game_id)
+        if view is None or view.version != version:
+            return
+        stored = replace(view.stored, deadline=deadline)
+        self._views[game_id] = replace(view, stored=stored)
+        self._wake((stored.chat_id, stored.thread_id))
+
+    def _wake(self, table: tuple[int, int]) -> None:
+        for page in self._pages.get(table, ()):
+            page.changed.set()
+
+    async def _watch(self) -> None:
+        """Replicas: the games other processes saved, for the tables with open pages here."""
+        since = self.clock() - 1.0
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            if not self._pages:
+                since = self.clock() - 1.0
+                continue
+            now = self.clock()
+            try:
+                saved = await self.rt.storage.games_updated_since(since)
+                for game_id, chat_id, version in saved:
+                    known = self._views.get(game_id)
+                    if known is not None and known.version >= version:
+                        continue
+                    if not any(chat == chat_id for chat, _ in self._pages):
+                        continue
+                    stored = await self.rt.storage.load_game(game_id)
+                    if stored is not None:
+                        self.seen(await self._view_of(stored))
+            except Exception:
+                log.exception("could not read the games saved since %.3f", since)
+                continue
+            # Writers' clocks differ a little: look a second back (a version seen is skipped).
+            since = now - 1.0
+
+    async def _view_of(self, stored: StoredGame) -> View:
+        chat = await self.rt.storage.get_chat(stored.chat_id)
+        return View(stored, self.rt.service.game(stored), meta_of(stored), chat)
+
+    # ---------------------------------------------------------------- who asks
+
+    async def _asker(self, request: web.Request, raw: str | None) -> Asker:
+        try:
+            init = validate(raw or "", self.key, max_age=self.max_age, clock=self.clock)
+        except InitDataError as error:
+            log.info("Mini App request refused: %s", error.reason)
+            raise Problem(401, "unauthorized", "app-unauthorized") from None
+        chat_id, thread_id = _table_of(request.query, init.start_param)
+        known = await self.rt.storage.get_user(init.user.id)
+        lang = personal(known, init.user.language_code)
+        if lang is None:
+            if chat_id is not None:
+                lang = (await self.rt.storage.get_chat(chat_id)).language
+            else:
+                lang = self.rt.settings.default_language
+        return Asker(init, lang, chat_id, thread_id)
+
+    async def _game_for(self, asker: Asker) -> View | None:
+        """The newest game of the asker's table (finished ones too: the last result stays)."""
+        chat_id, thread_id = asker.chat_id, asker.thread_id
+        if chat_id is None:
+            seated = await self.rt.storage.seated_games(asker.init.user.id)
+            if not seated:
+                return None
+            stored = await self.rt.storage.load_game(seated[-1])
+        else:
+            game_id = self._tables.get((chat_id, thread_id))
+            view = self._views.get(game_id) if game_id is not None else None
+            if view is not None and (self.rt.replica is None or view.game.is_over):
+                return view
+            stored = await self.rt.storage.load_active_game(chat_id, thread_id)
+            if stored is None and view is not None:
+                return view
+        if stored is None:
+            return None
+        known = self._views.get(stored.game_id)
+        if known is not None and known.version >= stored.version:
+            return known
+        view = await self._view_of(stored)
+        self.seen(view)
+        return view
+
+    async def _may_see(self, asker: Asker, view: View) -> bool:
+        user = asker.init.user.id
+        if view.game.is_seated(user) or user in view.game.hands:
+            return True
+        return await self._member(view.stored.chat_id, user)
+
+    async def _member(self, chat_id: int, user_id: int) -> bool:
+        key = (chat_id, user_id)
+        found = self._members.get(key)
+        if found is None:
+            try:
+                member = await self.rt.delivery.bot.get_chat_member(chat_id, user_id)
+            except TelegramError as error:
+                log.info("chat=%s user=%s not a member: %s", chat_id, user_id, error)
+                found = False
+            else:
+                found = member.status in MEMBERS or bool(getattr(member, "is_member", False))
+            self._members[key] = found
+        return found
+
+    def _state_of(self, asker: Asker, view: View | None) -> dict[str, Any]:
+        now = self.clock()
+        if view is None:
+            return page_view.page_state(asker.lang, now, None)
+        snap = self.rt.delivery.snapshot(view, asker.lang)
+        settled = self._settled.get(view.game_id)
+        if settled is not None and settled.round_no != view.game.round_no:
+            settled = None
+        note = end_note(snap, view.meta) if view.game.phase is Phase.ENDED else ""
+        game = page_view.game_state(
+            snap,
+            asker.init.user.id,
+            asker.lang,
+            news=news_events(view.meta),
+            settled=settled,
+            chat_title=view.meta.chat_title,
+            end_note=note,
+        )
+        state = page_view.page_state(asker.lang, now, game)
+        # When this version was committed (the writer's clock): commit → page is measurable.
+        state["saved_at"] = view.stored.updated_at
+        return state
+
+    async def _visible(self, asker: Asker) -> View | None:
+        view = await self._game_for(asker)
+        if view is not None and not await self._may_see(asker, view):
+            raise Problem(403, "not_member", "app-not_member")
+        return view
+
+    # ---------------------------------------------------------------- handlers
+
+    async def _redirect(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/app/" + (f"?{request.query_string}" if request.query_string else ""))
+
+    async def _index(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=self.index,
+            content_type="text/html",
+            charset="utf-8",
+            headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+        )
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in self.files:
+            raise web.HTTPNotFound()
+        kind = "text/css" if name.endswith(".css") else "application/javascript"
+        return web.Response(
+            body=self.files[name],
+            content_type=kind,
+            charset="utf-8",
+            headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+        )
+
+    def _api(
+        self, body: Callable[[web.Request, Asker], Awaitable[web.Response]]
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handler(request: web.Request) -> web.Response:
+            header = request.headers.get("Authorization", "")
+            raw = header[4:] if header.startswith("tma ") else request.query.get("auth")
+            lang: str = self.rt.settings.default_language
+            try:
+                asker = await self._asker(request, raw)
+                lang = asker.lang
+                return await body(request, asker)
+            except Problem as problem:
+                return _json(
+                    {"ok": False, "error": problem.code, "message": render.text(problem.key, lang)},
+                    problem.status,
+                )
+
+        return handler
+
+    async def _state(self, request: web.Request, asker: Asker) -> web.Response:
+        return _json(self._state_of(asker, await self._visible(asker)))
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        raw = request.query.get("auth")
+        try:
+            asker = await self._asker(request, raw)
+            await self._visible(asker)
+        except Problem as problem:
+            lang = self.rt.settings.default_language
+            return _json(
+                {"ok": False, "error": problem.code, "message": render.text(problem.key, lang)},
+                problem.status,
+            )
+        stream = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",  # nginx and the like: pass each event on at once
+            }
+        )
+        await stream.prepare(request)
+        page = Page()
+        self._streams.add(stream)
+        table: tuple[int, int] | None = None
+        last: tuple[int, int, float | None] | None = None
+        try:
+            while True:
+                try:
+                    await asyncio.wait_for(page.changed.wait(), PING_SECONDS)
+                except TimeoutError:
+                    await stream.write(b": ping\n\n")
+                    continue
+                page.changed.clear()
+                view = await self._visible(asker)
+                if view is not None and table is None:
+                    # Follow this table from now on (the asker's chat, or the game he sits in).
+                    table = (view.stored.chat_id, view.stored.thread_id)
+                    self._pages.setdefault(table, set()).add(page)
+                    asker = Asker(asker.init, asker.lang, table[0], table[1])
+                elif table is None and asker.chat_id is not None:
+                    table = (asker.chat_id, asker.thread_id)
+                    self._pages.setdefault(table, set()).add(page)
+                mark = (
+                    (0, 0, None)
+                    if view is None
+                    else (view.game_id, view.version, view.stored.deadline)
+                )
+                if mark == last:
+                    continue
+                last = mark
+                state = self._state_of(asker, view)
+                await stream.write(
+                    b"event: state\nid: %d\ndata: " % mark[1] + orjson.dumps(state) + b"\n\n"
+                )
+                self.pushed += 1
+        except (ConnectionResetError, asyncio.CancelledError, Problem):
+            pass
+        finally:
+            self._streams.discard(stream)
+            if table is not None:
+                pages = self._pages.get(table)
+                if pages is not None:
+                    pages.discard(page)
+                    if not pages:
+                        del self._pages[table]
+        return stream
+
+    async def _act(self, request: web.Request, asker: Asker) -> web.Response:
+        try:
+            body = orjson.loads(await request.read())
+        except (orjson.JSONDecodeError, ValueError):
+            raise Problem(400, "bad_request", "app-bad_request") from None
+        press = _press_of(body)
+        if press is None:
+            raise Problem(400, "bad_request", "app-bad_request")
+        game_id, version, act, amount = press
+        lang, user = asker.lang, asker.init.user
+        stored = await self.rt.storage.load_game(game_id)
+        if stored is None or stored.status == "finished":
+            return self._refused(asker, "game_over", {}, None)
+        view = await self._view_of(stored)
+        if not await self._may_see(asker, view):
+            raise Problem(403, "not_member", "app-not_member")
+        asker = Asker(asker.init, lang, stored.chat_id, stored.thread_id)
+        if act is Act.ODDS:
+            found = odds_text(view.game, user.id, lang)
+            return _json({"ok": True, "toast": found or render.text("odds-not_drawing", lang)})
+        actor = Actor(user.id, _display_name(asker.init))
+        kind = ACT_COMMANDS[act]
+        try:
+            outcome = await perform(
+                self.rt,
+                game_id,
+                actor,
+                Command(kind, amount),
+                button_version=version,
+                # Pressed at the table itself: the page shows only a table its person sees.
+                origin=stored.chat_id,
+            )
+        except Refused as refused:
+            return self._refused(asker, refused.code, refused.params, await self._game_for(asker))
+        except Duplicate:  # pragma: no cover - the page's presses carry no update id
+            return _json({"ok": True, "toast": None})
+        except AlreadyDone as done:
+            text_ = render.text("pressed-done", lang)
+            view = await self._view_of(done.stored)
+            if done.game.is_seated(user.id):
+                snap = self.rt.delivery.snapshot(view, lang)
+                text_ += " " + render.peek(snap, user.id, lang)
+            return _json({"ok": True, "toast": text_, "state": self._state_of(asker, view)})
+        fresh = View(outcome.stored, outcome.game, outcome.meta, outcome.chat)
+        self.seen(fresh)
+        toast = None
+        if kind == "join":
+            toast = render.text("joined", lang)
+        elif kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
+            toast = render.peek(self.rt.delivery.snapshot(fresh, lang), user.id, lang)
+        newest = self._views.get(game_id) or fresh
+        return _json({"ok": True, "toast": toast, "state": self._state_of(asker, newest)})
+
+    def _refused(
+        self, asker: Asker, code: str, params: dict[str, Any], view: View | None
+    ) -> web.Response:
+        message = render.refusal(code, params, asker.lang)
+        answer: dict[str, Any] = {"ok": False, "error": code, "message": message}
+        if view is not None:
+            answer["state"] = self._state_of(asker, view)
+        return _json(answer, 409)
+
+
+def _json(data: dict[str, Any], status: int = 200) -> web.Response:
+    return web.Response(
+        body=orjson.dumps(data),
+        status=status,
+        content_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def _attribute(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def _table_of(query: Any, start_param: str) -> tuple[int | None, int]:
+    """The table asked about: the query's ``chat``/``thread``, else the start parameter."""
+    chat = query.get("chat")
+    if chat:
+        try:
+            thread = int(query.get("thread") or 0)
+            return int(chat), max(0, thread)
+        except ValueError:
+            raise Problem(400, "bad_request", "app-bad_request") from None
+    found = deep_links.app_table(start_param)
+    return found if found is not None else (None, 0)
+
+
+def _press_of(body: Any) -> tuple[int, int, Act, int | None] | None:
+    """(game, version, act, amount) of a well-formed press, else None."""
+    if not isinstance(body, dict):
+        return None
+    game, version, act, amount = (body.get(k) for k in ("game", "version", "act", "amount"))
+    if type(game) is not int or type(version) is not int or not isinstance(act, str):
+        return None  # (a JSON true is no game id: bool is an int to isinstance)
+    if game < 1 or version < 1:
+        return None
+    try:
+        pressed = Act(act)
+    except ValueError:
+        return None
+    if pressed not in PAGE_ACTS:
+        return None
+    if amount is not None and not (type(amount) is int and 1 <= amount <= 10**12):
+        return None
+    return game, version, pressed, amount
+
+
+def _display_name(init: InitData) -> str:
+    name = " ".join(init.user.full_name.split()) or init.user.username or str(init.user.id)
+    cleaned = "".join(ch for ch in name if ch.isprintable())
+    return cleaned[:NAME_LIMIT] or str(init.user.id)

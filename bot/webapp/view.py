@@ -1,0 +1,302 @@
+"""What one person's Mini App shows of a game, as JSON: the table as everyone may see it, the
+person's own hand, whose turn it is with its deadline, the buttons that person may press now, the
+last events and the round's result.
+
+A pure view, like :mod:`bot.render` (state in, data out), and made from the same pieces: the
+texts are the chat's (the table's prompt, the news, the result, the button labels), HTML turned
+into plain text, since the page puts every string in with ``textContent``. The hidden-card rule is
+the group's: every hand but the viewer's is :meth:`~rules.table.Hand.visible_to_others`, the
+viewer's own :meth:`~rules.table.Hand.visible_to_owner` — decided here, on what the server sends,
+never left to the page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from bot import render
+from bot.callbacks import Act, parse_game
+from bot.i18n import t
+from bot.render.common import ROUND_PHASES, TIMED_PHASES
+from bot.render.tables import _prompt as table_prompt  # the chat's words: one name per thing
+from bot.render.tables import _status as table_status
+from rules.cards import Card
+from rules.events import RoundSettled
+from rules.scoring import hand_value
+from rules.table import Hand, Phase
+
+# Acts the page offers: 👁 («my cards») is the page itself.
+PAGE_ACTS = frozenset(Act) - {Act.PEEK}
+NEWS_SHOWN = 5
+_TAG = re.compile(r"<[^>]*>")
+LABELS = (
+    "title",
+    "bank",
+    "banker",
+    "stake",
+    "balance",
+    "your_cards",
+    "your_turn",
+    "bottom",
+    "events",
+    "result",
+    "no_game",
+    "connecting",
+    "offline",
+    "seconds",
+    "not_seated",
+    "round",
+    "waiting_next",
+    "players",
+    "dark_card",
+)
+
+
+def plain(fragment: str) -> str:
+    """Telegram HTML as the plain text it shows (names were escaped when it was rendered, so
+    no tag here came from a user)."""
+    return html.unescape(_TAG.sub("", fragment))
+
+
+def labels(lang: str) -> dict[str, str]:
+    """The page's own words in the person's language (the catalogs' ``app-*`` messages)."""
+    return {key: t(f"app-{key}", lang) for key in LABELS}
+
+
+def card_json(c: Card | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"code": c.code, "text": render.card(c), "red": c.suit in ("H", "D")}
+
+
+def _round_banker(s: render.Snapshot) -> int | None:
+    game = s.game
+    for player in game.hands:
+        if player not in game.order:
+            return player
+    return game.banker
+
+
+def _status(s: render.Snapshot, hand: Hand, lang: str) -> str:
+    """The hand's status in the table's words (a banker's bust stays hidden until shown)."""
+    return plain(table_status(s, hand, lang))
+
+
+def _seat(
+    s: render.Snapshot, player: int, viewer: int, lang: str, in_round: bool, banker: int | None
+) -> dict[str, Any]:
+    game = s.game
+    hand = game.hands.get(player) if in_round else None
+    seat = game.seat(player) if game.is_seated(player) else None
+    entry: dict[str, Any] = {
+        "id": player,
+        "name": s.names.get(player) or t("player-unknown", lang, id=str(player)),
+        "me": player == viewer,
+        "banker": player == banker,
+        "on_turn": game.turn == player and game.phase in ROUND_PHASES,
+        "stake": None,
+        "cards": [],
+        "total": None,
+        "net": None,
+        "status": "",
+        "balance": seat.balance if seat is not None else None,
+        "leaving": bool(seat is not None and seat.leaving),
+    }
+    if hand is not None:
+        # Everyone's hand as the group sees it, the viewer's too: what the page shows of a
+        # seat must be what the others see of it; the viewer's own cards are in "me".
+        entry["stake"] = hand.stake or None
+        entry["cards"] = [card_json(c) for c in hand.visible_to_others()]
+        if hand.revealed:
+            entry["total"] = hand_value(hand.cards, game.variant).total
+        if hand.settled and game.phase is Phase.ROUND_OVER:
+            entry["net"] = hand.net
+        entry["status"] = _status(s, hand, lang)
+    return entry
+
+
+def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
+    game = s.game
+    if not game.is_seated(viewer):
+        return None
+    seat = game.seat(viewer)
+    own = game.hands.get(viewer) if game.phase is not Phase.LOBBY else None
+    cards: list[dict[str, Any] | None] = []
+    total_text = ""
+    status = ""
+    if own is not None and own.cards:
+        seen = own.visible_to_owner()
+        cards = [{"dark": True} if c is None else card_json(c) for c in seen]
+        known = [c for c in seen if c is not None]
+        total = hand_value(known, game.variant).total
+        key = "hand-total_dark" if any(c is None for c in seen) else "hand-total"
+        total_text = plain(t(key, lang, total=total))
+    if own is not None and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+        status = _status(s, own, lang)
+    return {
+        "id": viewer,
+        "seated": True,
+        "banker": viewer == game.banker,
+        "stake": own.stake if own is not None and own.stake else None,
+        "balance": seat.balance,
+        "cards": cards,
+        "total_text": total_text,
+        "status": status,
+    }
+
+
+def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]:
+    """The buttons this person may press now, drawn by the chat's own keyboards (so the page
+    offers exactly the amounts and labels the chat does), less those meant for someone else."""
+    game = s.game
+    local = replace(s, lang=lang)
+    legal = game.legal_actions()
+    seated = game.is_seated(viewer)
+    if game.phase is Phase.ENDED:
+        return []
+    if game.phase is Phase.LOBBY:
+        markup = render.lobby(local).markup
+        allowed = {Act.LEAVE, Act.START} if seated else {Act.JOIN}
+        if viewer == s.creator_id:
+            allowed.add(Act.CANCEL)
+    elif legal.actor == viewer and legal.phase in TIMED_PHASES and not s.paused:
+        markup = render.hand(local, viewer, lang).markup
+        allowed = set(PAGE_ACTS)
+    else:
+        markup = render.table(local).markup
+        allowed = set()
+        if seated:
+            allowed |= {Act.NEXT, Act.RESUME}
+            if viewer == game.banker:
+                allowed.add(Act.PASS)
+        if not seated:
+            allowed.add(Act.JOIN)
+    found: list[dict[str, Any]] = []
+    rows = markup.inline_keyboard if markup is not None else ()
+    for row in rows:
+        for button in row:
+            data = button.callback_data
+            pressed = parse_game(data if isinstance(data, str) else None)
+            if pressed is None or pressed.act not in allowed:
+                continue
+            found.append(
+                {
+                    "act": pressed.act.value,
+                    "label": button.text,
+                    "amount": pressed.amount,
+                    "version": pressed.version,
+                }
+            )
+    if not seated and game.phase is not Phase.LOBBY and Act.JOIN in allowed:
+        # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
+        found.append(
+            {
+                "act": Act.JOIN.value,
+                "label": t("btn-join", lang),
+                "amount": None,
+                "version": s.version,
+            }
+        )
+    return found
+
+
+def _turn(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
+    legal = s.game.legal_actions()
+    actor = legal.actor
+    if actor is None or legal.phase not in TIMED_PHASES:
+        return None
+    return {
+        "id": actor,
+        "name": s.names.get(actor, str(actor)),
+        "mine": actor == viewer and not s.paused,
+        "deadline": None if s.paused else s.deadline,
+    }
+
+
+def _prompt(s: render.Snapshot, lang: str) -> str:
+    return plain(table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
+
+
+def game_state(
+    s: render.Snapshot,
+    viewer: int,
+    lang: str,
+    *,
+    news: Sequence[Any] = (),
+    settled: RoundSettled | None = None,
+    chat_title: str = "",
+    end_note: str = "",
+) -> dict[str, Any]:
+    """The game as ``viewer`` may see it, in ``lang``. ``news`` are the stored notable events
+    (decoded), ``settled`` the result of the round on the table when known."""
+    game = s.game
+    local = replace(s, lang=lang)
+    in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
+    banker = _round_banker(s) if in_round else game.banker
+    seats: list[dict[str, Any]] = []
+    listed: set[int] = set()
+    if in_round:
+        order = [p for p in (banker, *game.order) if p is not None and p in game.hands]
+        for player in order:
+            seats.append(_seat(local, player, viewer, lang, True, banker))
+            listed.add(player)
+    waiting = [p for p in game.players if p not in listed and p != game.banker]
+    if not in_round:
+        ordered = ([game.banker] if game.banker is not None else []) + waiting
+        for player in ordered:
+            seats.append(_seat(local, player, viewer, lang, False, banker))
+        waiting = []
+    banker_json = None
+    if game.banker is not None:
+        own = game.seat(game.banker).balance if game.is_seated(game.banker) else 0
+        banker_json = {
+            "id": game.banker,
+            "name": s.names.get(game.banker, str(game.banker)),
+            "bank": game.bank,
+            "own": own,
+        }
+    round_no = game.round_no + 1 if game.phase is Phase.BANK else game.round_no
+    preset = plain(t(f"preset-{game.variant.name}-name", lang))
+    if game.phase is Phase.LOBBY:
+        heading = plain(t("lobby-header", lang)) + " · " + preset
+    elif round_no:
+        heading = plain(t("table-header", lang, round=round_no, preset=preset))
+    else:
+        heading = plain(t("table-header_first", lang, preset=preset))
+    result = None
+    if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
+        lines = [plain(line) for line in render.result(local, settled).text.split("\n")]
+        lines = [line for line in lines if line.strip()]
+        if lines:
+            result = {"title": lines[0], "lines": lines[1:]}
+    notes = [plain(note) for note in render.announce(local, news)][-NEWS_SHOWN:]
+    if end_note:
+        notes.append(plain(end_note))
+    return {
+        "id": s.game_id,
+        "version": s.version,
+        "phase": game.phase.value,
+        "round": round_no,
+        "heading": heading,
+        "chat_title": chat_title,
+        "banker": banker_json,
+        "bottom": card_json(game.bottom) if game.phase in ROUND_PHASES else None,
+        "seats": seats,
+        "waiting": [s.names.get(p, str(p)) for p in waiting],
+        "me": _me(local, viewer, lang),
+        "turn": _turn(s, viewer),
+        "prompt": _prompt(s, lang),
+        "actions": _actions(s, viewer, lang),
+        "news": notes,
+        "result": result,
+        "ended": game.phase is Phase.ENDED,
+    }
+
+
+def page_state(lang: str, now: float, game: dict[str, Any] | None) -> dict[str, Any]:
+    """The whole answer: the page's words, the server's clock (for the countdown) and the game."""
+    return {"lang": lang, "labels": labels(lang), "server_time": now, "game": game}
