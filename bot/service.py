@@ -45,6 +45,11 @@ NEWS_KEEP = 4  # notable events kept for the table's news line
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
 # Decoded games kept by the service (the hot tables); a miss costs one decode of the state.
 GAME_CACHE_LIMIT = 512
+# The commands a button pressed in the presser's own private chat may carry: those of the
+# private hand's keyboard (bot/render/hands.py, the actor's own turn: naming or declining the
+# bank, a stake, a draw, resuming a paused table). Joining, leaving, starting, cancelling and
+# the next round are pressed on the group's table, where everyone sees them happen.
+PRIVATE_HAND_KINDS = frozenset({"bank", "pass", "bet", "hit", "stand", "dark", "resume"})
 
 # What callers take from the service: its requests and answers, wherever they are defined.
 __all__ = [
@@ -263,11 +268,13 @@ class GameService:
             stored = await tx.load_game(game_id, known=self._known(game_id))
             if stored is None or stored.status == "finished":
                 raise Refused("game_over")
-            if origin is not None and origin not in (
-                stored.chat_id,
-                actor.user_id if actor is not None else None,
-            ):
-                raise Refused("foreign_game")
+            if origin is not None and origin != stored.chat_id:
+                if actor is None or origin != actor.user_id:
+                    raise Refused("foreign_game")
+                if command.kind not in PRIVATE_HAND_KINDS:
+                    # Pressed in the presser's own private chat, where the bot only ever puts
+                    # his hand's buttons: seating, starting and the lobby are the group's.
+                    raise Refused("group_button")
             meta = meta_of(stored)
             if button_version is not None and actor is not None:
                 last = meta.acted.get(actor.user_id)

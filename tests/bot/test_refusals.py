@@ -272,3 +272,57 @@ async def test_a_duplicate_update_is_applied_once(harness: Harness) -> None:
     assert len(answers) == answered + 1
     assert not answers[-1].ok and "show_alert" not in answers[-1].params
     assert all(r.ok for r in harness.server.requests if r.method != "answerCallbackQuery")
+
+
+async def test_a_press_forged_in_ones_own_private_chat_seats_nobody(harness: Harness) -> None:
+    """Callback data of another group's game sent from the presser's own private chat: join,
+    start, cancel, leave and the next round are the group's buttons, never sent to a private
+    chat, and are refused there — an outsider is not seated, the creator does not start."""
+    a, b, _, _ = harness.users
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    stored = await harness.stored()
+    outsider = harness.server.create_user("Чужак")  # not a member of the group
+    await harness.say(outsider, "/start", harness.bot)
+    inside = harness.private(outsider).all_messages[-1]
+    game, version = stored.game_id, stored.version
+    for act in (Act.JOIN, Act.START, Act.CANCEL, Act.LEAVE, Act.NEXT):
+        answer = await harness.press_raw(outsider, inside, f"g:{game}:{version}:{act.value}")
+        assert answer.show_alert and answer.text == refusal("group_button"), act
+    await unchanged(harness, stored)
+    assert not harness.rt.service.game(await harness.stored()).is_seated(outsider.id)
+    # The lobby's own creator and a seated player fare no better from their private chats.
+    for user in (a, b):
+        await harness.say(user, "/start", harness.bot)
+        inside = harness.private(user).all_messages[-1]
+        for act in (Act.START, Act.CANCEL, Act.LEAVE):
+            answer = await harness.press_raw(user, inside, f"g:{game}:{version}:{act.value}")
+            assert answer.show_alert and answer.text == refusal("group_button"), (user, act)
+    await unchanged(harness, stored)
+    # The same presses on the group's lobby still work.
+    assert not (await harness.press_act(a, harness.table(), Act.START)).show_alert
+    assert (await harness.stored()).state["engine"]["phase"] != "lobby"
+
+
+async def test_the_private_hands_buttons_still_work(harness: Harness) -> None:
+    """What the bot does put in a private chat: the banker names the bank from his hand, the
+    player stakes and draws from his."""
+    a, b, c, _ = harness.users
+    harness.script(decks=[DECK], lots=[0])
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    await harness.say(c, "/join")
+    await harness.say(a, "/deal")
+    assert (await harness.stored()).state["engine"]["phase"] == "bank"
+    hand = harness.private(a).last_with_buttons()
+    assert hand is not None
+    assert not (await harness.press_act(a, hand, Act.BANK, 100)).show_alert
+    stored = await harness.stored()
+    assert stored.state["engine"]["phase"] == "stake" and stored.state["engine"]["turn"] == b.id
+    hand = harness.private(b).last_with_buttons()
+    assert hand is not None
+    assert not (await harness.press_act(b, hand, Act.BET, 50)).show_alert
+    hand = harness.private(b).last_with_buttons()
+    assert hand is not None
+    assert not (await harness.press_act(b, hand, Act.STAND)).show_alert
+    assert (await harness.stored()).state["engine"]["turn"] == c.id

@@ -420,6 +420,7 @@ BOT_CODES = [
     "no_chips_refill_off",
     "stale_button",
     "foreign_game",
+    "group_button",
     "no_game",
     "not_allowed",
     "private_needed",

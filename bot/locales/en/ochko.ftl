@@ -516,3 +516,4 @@ app-not_member = Only members of the group can see this table.
 app-bad_request = That request was not understood. Reload the page.
 app-open_private = 📱 Table in the app
 app-open_group = 📱 Open the table
+refusal-group_button = This button works only in the group where the game is played.
