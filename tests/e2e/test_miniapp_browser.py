@@ -174,6 +174,20 @@ async def wait_version(page: OpenPage, above: int, timeout: float) -> float:
     return time.monotonic() - started
 
 
+async def shoot_both_themes(page: OpenPage, shots: Path) -> None:
+    for name, theme in (("light", LIGHT_THEME), ("dark", DARK_THEME)):
+        await page.page.evaluate("(t) => Telegram.WebApp.__setTheme(t)", theme)
+        await page.page.wait_for_function(
+            f"document.documentElement.dataset.scheme === '{name}'", timeout=2000
+        )
+        await asyncio.sleep(0.4)  # the page's colour transitions (0.2 s) have run
+        await page.page.screenshot(path=str(shots / f"miniapp-turn-{name}.png"))
+    scheme = "dark" if page.name == "Борис" else "light"
+    await page.page.evaluate(
+        "(t) => Telegram.WebApp.__setTheme(t)", DARK_THEME if scheme == "dark" else LIGHT_THEME
+    )
+
+
 async def test_two_players_play_a_round_in_the_mini_app(
     e2e: E2E, browser: Browser, tmp_path: Path
 ) -> None:
@@ -213,6 +227,10 @@ async def test_two_players_play_a_round_in_the_mini_app(
     english = pages[users[2].id]
     assert await english.page.evaluate("document.documentElement.lang") == "en"
 
+    shots = Path(os.environ.get("OCHKO_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - once, before the shots
+    dark = pages[users[1].id]
+    taken: set[str] = set()
     async with aiohttp.ClientSession() as session:
         streams = Streams(world, session)
         for user in users:
@@ -242,6 +260,11 @@ async def test_two_players_play_a_round_in_the_mini_app(
                 if act in ("hit", "dark", "stand"):
                     flags = await page.page.evaluate("window.__tgHaptics || []")
                     haptic_seen = haptic_seen or "notification:warning" in flags
+                    if not taken:
+                        # The table on a person's turn, their cards and buttons, in both
+                        # themes: the client switches it as Telegram does (themeChanged).
+                        taken.add(page.name)
+                        await shoot_both_themes(page, shots)
                 await press(page, act, amount)
                 for other in others:
                     delays.append(await wait_version(other, before[other.name], SEEN_WITHIN * 5))
@@ -250,14 +273,14 @@ async def test_two_players_play_a_round_in_the_mini_app(
             # Shown down: the result is on every page.
             for page in pages.values():
                 await page.page.wait_for_selector("#result", state="visible", timeout=5000)
-            shots = Path(os.environ.get("OCHKO_SCREENSHOTS") or tmp_path)
-            shots.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - once, before the shots
-            await pages[users[0].id].page.screenshot(path=str(shots / "miniapp-light.png"))
-            await pages[users[1].id].page.screenshot(path=str(shots / "miniapp-dark.png"))
-            assert (shots / "miniapp-light.png").stat().st_size > 10_000
+            light = next(p for p in pages.values() if p is not dark)
+            await light.page.screenshot(path=str(shots / "miniapp-result-light.png"))
+            await dark.page.screenshot(path=str(shots / "miniapp-result-dark.png"))
         finally:
             await streams.close()
     assert delays, "nobody acted from the page"
+    for name in ("turn-light", "turn-dark", "result-light", "result-dark"):
+        assert (shots / f"miniapp-{name}.png").stat().st_size > 10_000, name
     assert max(delays) < SEEN_WITHIN, delays
     assert haptic_seen, "no haptic notice on a person's turn"
     for page in pages.values():

@@ -160,6 +160,7 @@
       box.appendChild(n);
     });
     box.style.setProperty("--n", String(Math.max(cards.length, 1)));
+    if (size === "mini") box.style.setProperty("--ov", (cards.length <= 3 ? 2 : cards.length === 4 ? -3 : cards.length === 5 ? -7 : -10) + "px");
     prevCards.set(key, sig);
   };
   const firstNew = (prev, sig) => { let i = 0; while (i < sig.length && prev[i] === sig[i]) i++; return i; };
@@ -262,14 +263,14 @@
         const top = el("div", "seat-top");
         top.appendChild(el("span", "seat-name"));
         top.appendChild(el("span", "seat-badges"));
-        top.appendChild(el("span", "seat-status"));
+        top.appendChild(el("span", "seat-stake"));
         li.appendChild(top);
         const mid = el("div", "seat-mid");
         mid.appendChild(el("div", "seat-cards"));
         mid.appendChild(el("span", "seat-total"));
-        mid.appendChild(el("span", "seat-stake"));
-        mid.appendChild(el("span", "seat-money"));
+        mid.appendChild(el("span", "seat-status"));
         li.appendChild(mid);
+        li.appendChild(el("div", "seat-money"));
       }
       if (list.children[idx] !== li) list.insertBefore(li, list.children[idx] || null);
       li.classList.toggle("me", !!seat.me);
@@ -557,10 +558,11 @@
   let conn = "connecting";
   const setConn = (c) => { conn = c; body.dataset.conn = c; renderConn(); };
   const renderConn = () => {
-    const box = $("conn");
-    box.dataset.state = conn;
-    setText($("conn-text"), conn === "live" ? "" : conn === "offline" ? L("offline") : L("connecting"));
-    box.title = conn === "live" ? "live" : $("conn-text").textContent;
+    const text = conn === "live" ? "" : conn === "offline" ? L("offline") : L("connecting");
+    $("conn").dataset.state = conn;
+    $("conn").title = text || "live";
+    $("conn-bar").dataset.state = conn;
+    setText($("conn-text"), text);
   };
 
   const unauthorized = (res) => {
@@ -584,14 +586,16 @@
     n.hidden = false;
   };
 
+  let lastError = "";
   const showError = (res) => {
-    const msg = (res && (res.message || res.error)) || "…";
+    const msg = String((res && (res.message || res.error)) || "…");
     if (!current || !current.game) {
       show($("game"), false);
       setText($("empty-text"), msg);
       show($("empty"), true);
     }
-    toast(msg, true);
+    if (msg !== lastError) toast(msg, true); // the reconnect loop asks again: say it once
+    lastError = msg;
   };
 
   /** GET api/state; returns true unless the viewer is unauthorized. */
@@ -603,6 +607,7 @@
     try { res = await r.json(); } catch (_) { res = null; }
     if (r.status === 401) { unauthorized(res); return false; }
     if (!r.ok || !res || res.ok === false) { showError(res || { message: r.statusText || String(r.status) }); return true; }
+    lastError = "";
     if (!isStale(res)) render(res);
     return true;
   };
