@@ -349,6 +349,27 @@ async def test_each_commit_is_pushed_and_a_new_stream_starts_with_the_latest(
             await asyncio.sleep(0.01)
 
 
+async def test_the_turn_clock_reaches_the_page_when_it_starts(pages: Pages) -> None:
+    """The clock starts when the turn's notice is delivered (not at the commit): the page's
+    countdown then shows the stored deadline, pushed without a new version."""
+    await deal(pages)
+    h = pages.h
+    params = {"chat": str(h.group.id), "auth": pages.auth(h.users[2])}
+    async with pages.session.get(pages.base + "api/events", params=params) as stream:
+        state = await read_event(stream)
+        await pages.act(h.users[1], "stand")
+        stored = await h.stored()
+        while stored.deadline is None:
+            await asyncio.sleep(0.05)
+            stored = await h.stored()
+        while state["game"]["version"] != stored.version or (
+            state["game"]["turn"]["deadline"] != stored.deadline
+        ):
+            state = await read_event(stream)
+    assert state["game"]["turn"]["name"] == "Вика"
+    assert state["game"]["turn"]["deadline"] == stored.deadline
+
+
 async def test_an_event_stream_refuses_bad_init_data(pages: Pages) -> None:
     await deal(pages)
     params = {"chat": str(pages.h.group.id), "auth": "user=%7B%7D&hash=00"}

@@ -226,6 +226,8 @@ async def test_two_players_play_a_round_in_the_mini_app(
     )
     english = pages[users[2].id]
     assert await english.page.evaluate("document.documentElement.lang") == "en"
+    assert "Players" in await english.page.evaluate("document.body.textContent")
+    assert "Игроки" in await start.page.evaluate("document.body.textContent")
 
     shots = Path(os.environ.get("OCHKO_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - once, before the shots
@@ -276,6 +278,15 @@ async def test_two_players_play_a_round_in_the_mini_app(
             light = next(p for p in pages.values() if p is not dark)
             await light.page.screenshot(path=str(shots / "miniapp-result-light.png"))
             await dark.page.screenshot(path=str(shots / "miniapp-result-dark.png"))
+            # The next round from the page, seen on the others.
+            if row.phase.value == "round_over":
+                before = {p.name: await p.version() for p in pages.values()}
+                await light.page.locator('#actions button[data-act="next"]').click()
+                for page in pages.values():
+                    delays.append(await wait_version(page, before[page.name], SEEN_WITHIN * 5))
+                await e2e.wait_until(
+                    lambda: e2e.db.game(group.id).phase.value != "round_over", "round 2", 5
+                )
         finally:
             await streams.close()
     assert delays, "nobody acted from the page"
