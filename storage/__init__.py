@@ -14,6 +14,7 @@ from storage.errors import (
     TransactionClosed,
     UnknownAccount,
     UnknownBackend,
+    UnopenableDatabase,
     VersionConflict,
 )
 from storage.factory import DEFAULT_DATABASE_URL, open_storage
@@ -68,6 +69,7 @@ __all__ = [
     "Transfer",
     "UnknownAccount",
     "UnknownBackend",
+    "UnopenableDatabase",
     "Unset",
     "User",
     "VersionConflict",

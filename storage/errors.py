@@ -87,6 +87,16 @@ class CorruptDatabase(StorageError):
         )
 
 
+class UnopenableDatabase(StorageError):
+    """The database file cannot be opened or created: a missing folder, no permission, a folder
+    where the file should be. Nothing is wrong with the data; ``reason`` says what to fix."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot open database {path!r}: {reason}")
+
+
 class UnknownBackend(StorageError):
     """DATABASE_URL names a backend that does not exist or is malformed."""
 

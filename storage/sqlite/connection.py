@@ -6,8 +6,10 @@ chat_migration), as mixins assembled here and in transaction.py."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
@@ -15,7 +17,13 @@ from typing import Any, Final, TypeVar
 
 import aiosqlite
 
-from storage.errors import CorruptDatabase, DatabaseTooNew, StorageError, TransactionClosed
+from storage.errors import (
+    CorruptDatabase,
+    DatabaseTooNew,
+    StorageError,
+    TransactionClosed,
+    UnopenableDatabase,
+)
 from storage.interface import Storage, Transaction
 from storage.migrations import MIGRATIONS, Migration, migrate, schema_version
 from storage.models import ChatSettings, User
@@ -45,19 +53,99 @@ BATCH_MAX_AGE: Final = 0.020
 def _owner_only(path: str) -> None:
     """Creates the database file readable by its owner only (0600), or takes group and other
     rights away from an existing one: it holds the live round's deck order and salts. SQLite
-    gives its -wal and -shm files the mode of the database file."""
+    gives its -wal and -shm files the mode of the database file.
+
+    A path that cannot be opened or created raises UnopenableDatabase saying why (SQLite's own
+    error is only "unable to open database file")."""
     if path == ":memory:" or path.startswith("file:"):
         return
     try:
         descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
-        mode = os.stat(path).st_mode & 0o777
-        if mode & 0o077:
-            os.chmod(path, mode & 0o700)
-    except OSError:
-        return  # no such directory, no rights: SQLite's own error below says it better
+        pass
+    except OSError as error:
+        raise UnopenableDatabase(path, open_problem(path, error)) from error
     else:
         os.close(descriptor)
+        return
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        descriptor = os.open(path, os.O_RDWR)
+    except OSError as error:
+        raise UnopenableDatabase(path, open_problem(path, error)) from error
+    os.close(descriptor)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # SQLite creates the -wal and -shm files (and a journal) beside the database.
+        denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), folder)
+        raise UnopenableDatabase(path, open_problem(path, denied))
+    mode = info.st_mode & 0o777
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
+
+
+def _owner(info: os.stat_result) -> str:
+    return f"owned by uid {info.st_uid}, mode {stat.S_IMODE(info.st_mode):04o}"
+
+
+def open_problem(path: str, error: OSError) -> str:
+    """What is wrong with a database path that could not be opened or created, in one line
+    an operator can act on: a missing folder, no permission (to the file or its folder), a
+    folder where the file should be, a read-only file system."""
+    full = os.path.abspath(path)
+    folder = os.path.dirname(full)
+    code = error.errno
+    me = f"the bot runs as uid {os.geteuid()}" if hasattr(os, "geteuid") else "the bot's user"
+    if code == errno.ENOENT:
+        missing = folder
+        while not os.path.exists(os.path.dirname(missing)) and missing != "/":
+            missing = os.path.dirname(missing)
+        return f"the folder {missing!r} does not exist (create it, or fix DATABASE_URL)"
+    if code == errno.EISDIR:
+        return (
+            "it is a folder, not a database file (point DATABASE_URL at a file inside it, "
+            f"e.g. {os.path.join(full, 'ochko.sqlite3')!r})"
+        )
+    if code == errno.ENOTDIR:
+        return "a part of the path is a file, not a folder (fix DATABASE_URL)"
+    if code == errno.EROFS:
+        return "the file system is read-only (put the database on a writable volume)"
+    if code in (errno.EACCES, errno.EPERM):
+        named = error.filename if isinstance(error.filename, str) else full
+        if os.path.abspath(named) == full and os.path.isfile(full):
+            info = os.stat(full)
+            return (
+                f"permission denied: the file cannot be read and written ({me}; "
+                f"it is {_owner(info)})"
+            )
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return f"permission denied: the folder {folder!r} cannot be reached ({me})"
+        return (
+            f"permission denied: the folder {folder!r} is not writable ({me}; it is "
+            f"{_owner(info)}; SQLite creates the database's -wal and -shm files beside it)"
+        )
+    return error.strerror or str(error)
+
+
+# SQLite's primary result codes of a file it could not open or write, as opposed to a file
+# whose content is damaged: those are the operator's to fix, nothing is wrong with the data.
+_CANNOT_OPEN = frozenset({sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM})
+
+
+def _database_error(path: str, error: sqlite3.Error) -> StorageError:
+    """SQLite's error on opening or checking the database, as the operator should read it."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in _CANNOT_OPEN:
+        return CorruptDatabase(path, str(error))
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), folder)
+        return UnopenableDatabase(path, open_problem(path, denied))
+    return UnopenableDatabase(path, f"SQLite could not open or write it ({error})")
 
 
 async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]:
@@ -158,7 +246,7 @@ class SqliteStorage(
             _owner_only(self.path)
             conn, raw = await _connect(self.path)
         except sqlite3.Error as error:
-            raise CorruptDatabase(self.path, str(error)) from error
+            raise _database_error(self.path, error) from error
         try:
             await self._open(conn)
         except BaseException:
@@ -176,7 +264,7 @@ class SqliteStorage(
                 raise DatabaseTooNew(found, supported)
             problems = [row[0] for row in await conn.execute_fetchall("PRAGMA quick_check")]
         except sqlite3.DatabaseError as error:
-            raise CorruptDatabase(self.path, str(error)) from error
+            raise _database_error(self.path, error) from error
         if problems != ["ok"]:
             raise CorruptDatabase(self.path, "; ".join(str(p) for p in problems[:3]))
         try:
@@ -186,7 +274,7 @@ class SqliteStorage(
             await conn.execute("PRAGMA foreign_keys = ON")
             await migrate(conn, self._migrations)
         except sqlite3.DatabaseError as error:
-            raise CorruptDatabase(self.path, str(error)) from error
+            raise _database_error(self.path, error) from error
 
     async def stop(self) -> None:
         if self._conn is None:

@@ -18,6 +18,7 @@ from storage import (
     StatsDelta,
     Transfer,
     UnknownBackend,
+    UnopenableDatabase,
     open_storage,
 )
 from storage.postgres import POOL_MAX
@@ -170,8 +171,10 @@ async def test_damaged_database_is_reported(tmp_path: Path) -> None:
 
 
 async def test_unopenable_path_is_reported(tmp_path: Path) -> None:
-    with pytest.raises(CorruptDatabase, match="unable to open"):
+    # What is wrong is said (tests/storage/test_open_errors.py has each case), never «corrupt».
+    with pytest.raises(UnopenableDatabase, match="missing-dir' does not exist") as raised:
         await SqliteStorage(tmp_path / "missing-dir" / "db.sqlite3").start()
+    assert "corrupt" not in str(raised.value) and "backup" not in str(raised.value)
 
 
 @pytest.mark.parametrize(
