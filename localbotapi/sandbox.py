@@ -378,10 +378,11 @@ class Sandbox:
         if self.mini_app is not None:
             self.say(
                 f"Mini App of «{self.group.title}» ({self.mini_app.url}), "
-                "as each person's Telegram would open it (:app prints it again):"
+                "as each person's Telegram would open it (open one in a browser; :app prints the "
+                "whole address):"
             )
             for user in self.users:
-                self.say(f"  {style.user(user.first_name)}: {self.app_address(user)}")
+                self.say(f"  {style.user(user.first_name)}: {self.short_address(user)}")
         self.say(
             style.dim(
                 "Type text to send it; a number presses a button; :t N presses the table's; "
@@ -407,6 +408,13 @@ class Sandbox:
         base = self.mini_app.url
         page = f"{base}{'&' if '?' in base else '?'}chat={self.group.id}"
         return self.launch(user, page, f"c{self.group.id}", private=False)
+
+    def short_address(self, user: FakeUser) -> str:
+        """A short local address that opens `user`'s Mini App (`app_address`, signed anew at
+        each open): the local server redirects there."""
+        name = self.number(user)
+        self.server.launchers[name] = lambda: self.app_address(user)
+        return f"{self.server.url}/open/{name}"
 
     def launch(self, user: FakeUser, page: str, start_param: str | None, *, private: bool) -> str:
         """The address of `page` opened as a Mini App by `user` from the group, or from their

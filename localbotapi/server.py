@@ -113,6 +113,7 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/js/telegram-web-app.js", self._web_app_js)
+        app.router.add_get("/open/{name}", self._open)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -211,6 +212,15 @@ class BotApiServer(Staging, Updates, MessageMethods, ChatMethods):
         return [r for r in self.errors if "can't parse entities" in (r.description or "")]
 
     # --------------------------------------------------------------------------- HTTP layer
+
+    async def _open(self, request: web.Request) -> web.Response:
+        """A short address that opens a person's Mini App (a browser beside the sandbox)."""
+        launcher = self.launchers.get(request.match_info["name"])
+        if launcher is None:
+            raise web.HTTPNotFound()
+        # The address as it is: aiohttp's HTTPFound would normalise it (decoding the %26 inside
+        # the fragment's tgWebAppData, which splits initData apart).
+        return web.Response(status=302, headers={"Location": launcher()})
 
     async def _web_app_js(self, request: web.Request) -> web.Response:
         return web.Response(

@@ -78,6 +78,9 @@ class World:
         self._changed = asyncio.Event()
         self._listeners: list[Callable[[ServerEvent], None]] = []
         self._webhook_tasks: dict[str, asyncio.Task[None]] = {}
+        # name -> the address a person's Telegram opens a Mini App at, made anew (freshly
+        # signed) at each open: `GET /open/<name>` redirects there (the sandbox's short links).
+        self.launchers: dict[str, Callable[[], str]] = {}
         self.failures: dict[str, list[tuple[int | None, ApiError]]] = {}
         """Answers queued by `fail_next`, by lower-case method: (chat id or None, error)."""
         self._runner: web.AppRunner | None = None

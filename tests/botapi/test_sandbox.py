@@ -14,6 +14,8 @@ import shlex
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,11 @@ def test_sandbox_script_with_echo_bot(tmp_path: Path) -> None:
     assert "timed out" not in out
 
 
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
 def launch_parameters(address: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """A Mini App address's query, launch parameters (its fragment) and initData fields."""
     parts = urlsplit(address)
@@ -163,8 +170,12 @@ def test_sandbox_turns_the_mini_app_on_and_prints_each_address(tmp_path: Path) -
     assert env["WEBAPP_TELEGRAM_JS"] == f"{base}/js/telegram-web-app.js"
     token = env["BOT_TOKEN"]
     banner = out.split("Type text to send it")[0]
-    addresses = dict(re.findall(r"^  (\w+): (http://\S+)$", banner, flags=re.M))
-    assert list(addresses) == ["Аня", "Борис", "Вика", "Гоша", "Дима"], banner
+    short = dict(re.findall(r"^  (\w+): (http://\S+)$", banner, flags=re.M))
+    assert list(short) == ["Аня", "Борис", "Вика", "Гоша", "Дима"], banner
+    assert list(short.values()) == [f"{base}/open/{n}" for n in range(1, 6)], banner
+    again = re.findall(r"^(?:Аня@Очко> |Борис@Очко> )?(\w+)'s Mini App: (\S+)$", out, flags=re.M)
+    addresses = dict(again)
+    assert list(addresses) == ["Аня", "Дима"], out
     users = set()
     for name, address in addresses.items():
         assert address.startswith(env["WEBAPP_URL"] + "?chat=-100"), address
@@ -177,10 +188,7 @@ def test_sandbox_turns_the_mini_app_on_and_prints_each_address(tmp_path: Path) -
         assert user["first_name"] == name
         users.add(user["id"])
         assert fields["chat_type"] == "supergroup" and fields["chat_instance"]
-    assert len(users) == 5
-    again = re.findall(r"^(?:Аня@Очко> |Борис@Очко> )?(\w+)'s Mini App: (\S+)$", out, flags=re.M)
-    assert [name for name, _ in again] == ["Аня", "Дима"], out
-    assert json.loads(launch_parameters(again[1][1])[2]["user"])["first_name"] == "Дима"
+    assert len(users) == 2
     opened = re.search(r"Борис opens the Mini App: (\S+)", out)
     assert opened is not None, out
     query, _, fields = launch_parameters(opened.group(1))
@@ -465,6 +473,20 @@ def test_mini_app_addresses_in_process(driven: Driven) -> None:
     assert fields["start_param"] == f"c{sandbox.group.id}" and signed(fields, sandbox.bot.token)
     assert fields["chat_instance"] == sandbox.chat_instance()  # stable
     assert "Вика's Mini App: http" in driven.run(":app 3")
+    # The banner's short address redirects to the same page, freshly signed for that person.
+    vika = driven.person("Вика")
+    short = sandbox.short_address(vika)
+    assert short == f"{driven.thread.server.url}/open/3"
+    request = urllib.request.Request(short)
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as redirected:
+        opener.open(request, timeout=5)
+    assert redirected.value.code == 302
+    _, _, fields = launch_parameters(redirected.value.headers["Location"])
+    assert json.loads(fields["user"])["first_name"] == "Вика" and signed(fields, sandbox.bot.token)
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        opener.open(f"{driven.thread.server.url}/open/9", timeout=5)
+    assert missing.value.code == 404
     assert "no such person" in driven.run(":app Nobody")
     # A direct link prints the address with its start parameter; it opens no chat.
     out = driven.run(":u 5", f":o {link}")
