@@ -38,10 +38,12 @@ AMOUNT_ACTS = frozenset({Act.BANK, Act.BET})
 
 _GAME = re.compile(
     r"^g:(?P<game>[1-9]\d{0,11}):(?P<version>[1-9]\d{0,9}):(?P<act>[a-z]{3,6})"
-    r"(?::(?P<amount>[1-9]\d{0,11}))?$"
+    r"(?::(?P<amount>[1-9]\d{0,11}))?$",
+    re.ASCII,  # \d is 0-9 alone: another script's digits are not a number here
 )
 _SETTING = re.compile(
-    r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$"
+    r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$",
+    re.ASCII,
 )
 
 
@@ -60,7 +62,8 @@ class GameButton:
 
 
 _END = re.compile(
-    r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$"
+    r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$",
+    re.ASCII,
 )
 
 

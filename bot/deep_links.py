@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_PAYLOAD = re.compile(r"g([1-9]\d{0,11})")
+_PAYLOAD = re.compile(r"g([1-9]\d{0,11})", re.ASCII)
 
 
 def build(bot_username: str, game_id: int) -> str:
@@ -21,7 +21,7 @@ def game_of(payload: str) -> int | None:
 # The Mini App: a page address with the table in its query (the private chat's web_app
 # button), and a direct link with the table in its start parameter (the group's: web_app
 # buttons work only in private chats). A table is a chat, and a topic when not the main one.
-_TABLE = re.compile(r"c(-?[1-9]\d{0,15})(?:t([1-9]\d{0,9}))?")
+_TABLE = re.compile(r"c(-?[1-9]\d{0,15})(?:t([1-9]\d{0,9}))?", re.ASCII)
 
 
 def app_page(page_url: str, chat_id: int, thread_id: int = 0) -> str:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,100}$")
+TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,100}$", re.ASCII)
 
 
 class Settings(BaseSettings):

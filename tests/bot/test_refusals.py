@@ -105,6 +105,8 @@ async def test_button_of_another_game_pressed_in_another_chat(harness: Harness) 
         "g:01:5:hit",
         "g:1:5:fly",
         "g:1:5:hit\n",
+        "g:1٣:5:hit",  # another script's digits: game 13 to int(), not a number here
+        "g:1:5:bet:٣٠",
         "g:1:5:hit:" + "1" * 60,  # over 64 bytes
         "g:" + "9" * 70,
         "s:..",
