@@ -53,6 +53,11 @@ from rules.table import Phase
 from storage import StoredGame
 
 log = logging.getLogger(__name__)
+# A person's requests (states, presses, streams opened) in any rolling window: a page makes a
+# few a minute, a tapping thumb a few a second; a script past this is answered 429.
+REQUESTS_PER_WINDOW = 40
+WINDOW_SECONDS = 10.0
+STREAMS_PER_PERSON = 6  # pages open at once (phone, desktop, a few reloads still closing)
 PING_SECONDS = 15.0  # a comment on an idle stream, so proxies and phones keep it open
 WATCH_SECONDS = 0.1  # how often replicas look for games other processes saved
 MEMBER_SECONDS = 60.0  # how long Telegram's answer to "is this person in the group" is trusted
@@ -118,7 +123,12 @@ class MiniApp:
         self._views: LRUCache[int, View] = LRUCache(VIEW_CACHE)
         self._tables: dict[tuple[int, int], int] = {}  # (chat, thread) -> its newest game
         self._settled: LRUCache[int, RoundSettled] = LRUCache(VIEW_CACHE)
+        self._table_states: LRUCache[tuple[int, int, float | None, str, int], dict[str, Any]] = (
+            LRUCache(VIEW_CACHE)
+        )
         self._members: TTLCache[tuple[int, int], bool] = TTLCache(MEMBER_CACHE, MEMBER_SECONDS)
+        self._recent: TTLCache[int, list[float]] = TTLCache(MEMBER_CACHE, WINDOW_SECONDS)
+        self._streams_of: dict[int, int] = {}  # person -> event streams open
         self._runner: web.AppRunner | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._streams: set[web.StreamResponse] = set()
@@ -230,6 +240,7 @@ class MiniApp:
         except InitDataError as error:
             log.info("Mini App request refused: %s", error.reason)
             raise Problem(401, "unauthorized", "app-unauthorized") from None
+        self._pace(init.user.id)
         chat_id, thread_id = _table_of(request.query, init.start_param)
         known = await self.rt.storage.get_user(init.user.id)
         lang = personal(known, init.user.language_code)
@@ -239,6 +250,15 @@ class MiniApp:
             else:
                 lang = self.rt.settings.default_language
         return Asker(init, lang, chat_id, thread_id)
+
+    def _pace(self, user_id: int) -> None:
+        """Refuses a person's request past REQUESTS_PER_WINDOW in the rolling window."""
+        now = self.clock()
+        times = [t for t in self._recent.get(user_id, ()) if t > now - WINDOW_SECONDS]
+        if len(times) >= REQUESTS_PER_WINDOW:
+            raise Problem(429, "slow_down", "refusal-slow_down")
+        times.append(now)
+        self._recent[user_id] = times
 
     async def _game_for(self, asker: Asker) -> View | None:
         """The newest game of the asker's table (finished ones too: the last result stays)."""
@@ -290,19 +310,25 @@ class MiniApp:
         if view is None:
             return page_view.page_state(asker.lang, now, None)
         snap = self.rt.delivery.snapshot(view, asker.lang)
-        settled = self._settled.get(view.game_id)
-        if settled is not None and settled.round_no != view.game.round_no:
-            settled = None
-        note = end_note(snap, view.meta) if view.game.phase is Phase.ENDED else ""
-        game = page_view.game_state(
-            snap,
-            asker.init.user.id,
-            asker.lang,
-            news=news_events(view.meta),
-            settled=settled,
-            chat_title=view.meta.chat_title,
-            end_note=note,
-        )
+        # The table's part is the same for every page of a version and language: worked out
+        # once (per second: a prompt may count the seconds to the next round).
+        key = (view.game_id, view.version, view.stored.deadline, asker.lang, int(now))
+        table = self._table_states.get(key)
+        if table is None:
+            settled = self._settled.get(view.game_id)
+            if settled is not None and settled.round_no != view.game.round_no:
+                settled = None
+            note = end_note(snap, view.meta) if view.game.phase is Phase.ENDED else ""
+            table = page_view.table_state(
+                snap,
+                asker.lang,
+                news=news_events(view.meta),
+                settled=settled,
+                chat_title=view.meta.chat_title,
+                end_note=note,
+            )
+            self._table_states[key] = table
+        game = page_view.game_state(snap, asker.init.user.id, asker.lang, table)
         state = page_view.page_state(asker.lang, now, game)
         # When this version was committed (the writer's clock): commit → page is measurable.
         state["saved_at"] = view.stored.updated_at
@@ -366,6 +392,8 @@ class MiniApp:
         try:
             asker = await self._asker(request, raw)
             await self._visible(asker)
+            if self._streams_of.get(asker.init.user.id, 0) >= STREAMS_PER_PERSON:
+                raise Problem(429, "slow_down", "refusal-slow_down")
         except Problem as problem:
             lang = self.rt.settings.default_language
             return _json(
@@ -382,6 +410,8 @@ class MiniApp:
         await stream.prepare(request)
         page = Page()
         self._streams.add(stream)
+        user_id = asker.init.user.id
+        self._streams_of[user_id] = self._streams_of.get(user_id, 0) + 1
         table: tuple[int, int] | None = None
         last: tuple[int, int, float | None] | None = None
         try:
@@ -418,6 +448,10 @@ class MiniApp:
             pass
         finally:
             self._streams.discard(stream)
+            if self._streams_of.get(user_id, 0) <= 1:
+                self._streams_of.pop(user_id, None)
+            else:
+                self._streams_of[user_id] -= 1
             if table is not None:
                 pages = self._pages.get(table)
                 if pages is not None:

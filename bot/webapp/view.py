@@ -16,12 +16,14 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from bot import render
 from bot.callbacks import Act, parse_game
 from bot.i18n import t
 from bot.render.common import ROUND_PHASES, TIMED_PHASES
+from bot.render.common import _action_rows as action_rows  # the chat's keyboards' buttons
 from bot.render.tables import _prompt as table_prompt  # the chat's words: one name per thing
 from bot.render.tables import _status as table_status
 from rules.cards import Card
@@ -62,6 +64,7 @@ def plain(fragment: str) -> str:
     return html.unescape(_TAG.sub("", fragment))
 
 
+@cache
 def labels(lang: str) -> dict[str, str]:
     """The page's own words in the person's language (the catalogs' ``app-*`` messages)."""
     return {key: t(f"app-{key}", lang) for key in LABELS}
@@ -87,7 +90,7 @@ def _status(s: render.Snapshot, hand: Hand, lang: str) -> str:
 
 
 def _seat(
-    s: render.Snapshot, player: int, viewer: int, lang: str, in_round: bool, banker: int | None
+    s: render.Snapshot, player: int, lang: str, in_round: bool, banker: int | None
 ) -> dict[str, Any]:
     game = s.game
     hand = game.hands.get(player) if in_round else None
@@ -95,7 +98,7 @@ def _seat(
     entry: dict[str, Any] = {
         "id": player,
         "name": s.names.get(player) or t("player-unknown", lang, id=str(player)),
-        "me": player == viewer,
+        "me": False,  # the viewer's own seat is marked per page (game_state)
         "banker": player == banker,
         "on_turn": game.turn == player and game.phase in ROUND_PHASES,
         "stake": None,
@@ -160,23 +163,23 @@ def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]
         return []
     if game.phase is Phase.LOBBY:
         markup = render.lobby(local).markup
+        rows = markup.inline_keyboard if markup is not None else ()
         allowed = {Act.LEAVE, Act.START} if seated else {Act.JOIN}
         if viewer == s.creator_id:
             allowed.add(Act.CANCEL)
     elif legal.actor == viewer and legal.phase in TIMED_PHASES and not s.paused:
-        markup = render.hand(local, viewer, lang).markup
+        rows = tuple(tuple(row) for row in action_rows(local, peek=False))  # the private hand's
         allowed = set(PAGE_ACTS)
     else:
-        markup = render.table(local).markup
+        rows = tuple(tuple(row) for row in action_rows(local, peek=False))  # the table's
         allowed = set()
         if seated:
             allowed |= {Act.NEXT, Act.RESUME}
             if viewer == game.banker:
                 allowed.add(Act.PASS)
-        if not seated:
+        else:
             allowed.add(Act.JOIN)
     found: list[dict[str, Any]] = []
-    rows = markup.inline_keyboard if markup is not None else ()
     for row in rows:
         for button in row:
             data = button.callback_data
@@ -191,7 +194,7 @@ def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]
                     "version": pressed.version,
                 }
             )
-    if not seated and game.phase is not Phase.LOBBY and Act.JOIN in allowed:
+    if not seated and game.phase is not Phase.LOBBY:
         # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
         found.append(
             {
@@ -221,9 +224,8 @@ def _prompt(s: render.Snapshot, lang: str) -> str:
     return plain(table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
 
 
-def game_state(
+def table_state(
     s: render.Snapshot,
-    viewer: int,
     lang: str,
     *,
     news: Sequence[Any] = (),
@@ -231,8 +233,10 @@ def game_state(
     chat_title: str = "",
     end_note: str = "",
 ) -> dict[str, Any]:
-    """The game as ``viewer`` may see it, in ``lang``. ``news`` are the stored notable events
-    (decoded), ``settled`` the result of the round on the table when known."""
+    """What everyone at the table sees of this version, in ``lang`` (the same for every page
+    that reads it: worked out once per version and language, see :func:`game_state`).
+    ``news`` are the stored notable events (decoded), ``settled`` the result of the round on
+    the table when known."""
     game = s.game
     local = replace(s, lang=lang)
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
@@ -242,13 +246,13 @@ def game_state(
     if in_round:
         order = [p for p in (banker, *game.order) if p is not None and p in game.hands]
         for player in order:
-            seats.append(_seat(local, player, viewer, lang, True, banker))
+            seats.append(_seat(local, player, lang, True, banker))
             listed.add(player)
     waiting = [p for p in game.players if p not in listed and p != game.banker]
     if not in_round:
         ordered = ([game.banker] if game.banker is not None else []) + waiting
         for player in ordered:
-            seats.append(_seat(local, player, viewer, lang, False, banker))
+            seats.append(_seat(local, player, lang, False, banker))
         waiting = []
     banker_json = None
     if game.banker is not None:
@@ -287,13 +291,26 @@ def game_state(
         "bottom": card_json(game.bottom) if game.phase in ROUND_PHASES else None,
         "seats": seats,
         "waiting": [s.names.get(p, str(p)) for p in waiting],
-        "me": _me(local, viewer, lang),
-        "turn": _turn(s, viewer),
         "prompt": _prompt(s, lang),
-        "actions": _actions(s, viewer, lang),
         "news": notes,
         "result": result,
         "ended": game.phase is Phase.ENDED,
+    }
+
+
+def game_state(
+    s: render.Snapshot, viewer: int, lang: str, table: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The game as ``viewer`` may see it: the table (``table``, from :func:`table_state` of
+    the same snapshot and language, or worked out now), their own hand, the turn as it
+    concerns them, and the buttons they may press."""
+    shared = table if table is not None else table_state(s, lang)
+    seats = [seat | {"me": True} if seat["id"] == viewer else seat for seat in shared["seats"]]
+    return shared | {
+        "seats": seats,
+        "me": _me(replace(s, lang=lang), viewer, lang),
+        "turn": _turn(s, viewer),
+        "actions": _actions(s, viewer, lang),
     }
 
 

@@ -422,3 +422,34 @@ async def test_the_page_is_served_with_telegrams_script(pages: Pages) -> None:
             assert response.status == 200
     async with pages.session.get(pages.base + "static/../settings.py") as response:
         assert response.status == 404
+
+
+async def test_a_flood_of_requests_is_slowed_down_and_changes_nothing(pages: Pages) -> None:
+    from bot.webapp.server import REQUESTS_PER_WINDOW, STREAMS_PER_PERSON
+
+    await deal(pages)
+    vika = pages.h.users[2]
+    statuses = [(await pages.state(vika))[0] for _ in range(REQUESTS_PER_WINDOW)]
+    assert set(statuses) == {200}
+    status, body = await pages.state(vika)
+    assert status == 429
+    assert body["message"] == render.refusal("slow_down", {}, "ru")
+    # Someone else is not slowed down by her.
+    assert (await pages.state(pages.h.users[1]))[0] == 200
+    # Event streams: a few pages at once, not a hundred.
+    miniapp = pages.h.app.bot_data["miniapp"]
+    miniapp._recent.clear()
+    boris = pages.h.users[1]
+    params = {"chat": str(pages.h.group.id), "auth": pages.auth(boris)}
+    streams = []
+    try:
+        for _ in range(STREAMS_PER_PERSON):
+            stream = await pages.session.get(pages.base + "api/events", params=params)
+            assert stream.status == 200
+            await read_event(stream)
+            streams.append(stream)
+        async with pages.session.get(pages.base + "api/events", params=params) as refused:
+            assert refused.status == 429
+    finally:
+        for stream in streams:
+            stream.close()
