@@ -110,6 +110,19 @@ class UnknownBackend(StorageError):
         )
 
 
+class MissingDriver(StorageError):
+    """DATABASE_URL names PostgreSQL, but its driver (asyncpg, the postgres extra) is not
+    installed."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        super().__init__(
+            f"DATABASE_URL {url!r} is a PostgreSQL database, but its driver (asyncpg) is not "
+            "installed: pip install 'ochko-bot[postgres]' (in a checkout: "
+            ".venv/bin/pip install -c .ci/constraints.txt '.[postgres]')"
+        )
+
+
 class UnknownAccount(StorageError):
     """A transfer named a player or bank that does not exist in the chat."""
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from storage.errors import UnknownBackend, redact_url
+from storage.errors import MissingDriver, UnknownBackend, redact_url
 from storage.interface import Storage
-from storage.postgres import POOL_MAX, PostgresStorage
+from storage.postgres import POOL_MAX, PostgresStorage, driver
 from storage.sqlite import SqliteStorage
 
 DEFAULT_DATABASE_URL: Final = "sqlite:///ochko.sqlite3"
@@ -42,6 +42,8 @@ def open_storage(
     scheme = scheme.lower()
     if scheme in ("postgres", "postgresql"):
         dsn, pool_max = _postgres_url(database_url, shown)
+        if not driver.available():
+            raise MissingDriver(shown)
         return PostgresStorage(
             dsn, pool_max=pool_max, clock=clock, default_language=default_language
         )

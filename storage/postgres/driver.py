@@ -9,9 +9,22 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import Any, Final, Protocol, TypeAlias, cast
 
-import asyncpg  # type: ignore[import-untyped]
-
 from storage.errors import ConcurrencyConflict, StorageError
+
+try:
+    import asyncpg  # type: ignore[import-untyped]
+except ImportError:  # the postgres extra is not installed: open_storage refuses a PostgreSQL URL
+    asyncpg = None
+
+
+class _Never(Exception):
+    """Stands for asyncpg's exception classes when asyncpg is not installed (never raised)."""
+
+
+def available() -> bool:
+    """asyncpg is installed (`pip install 'ochko-bot[postgres]'`)."""
+    return asyncpg is not None
+
 
 # A result row. asyncpg's Record indexes, iterates and has a length like a tuple, and this
 # backend reads rows by position only: typed as the sequence it is used as.
@@ -66,16 +79,17 @@ def read_committed(conn: Connection) -> ServerTransaction:
 
 # Everything the driver raises about the server, the connection or the arguments of a query.
 DRIVER_ERRORS: Final[tuple[type[Exception], ...]] = (
-    asyncpg.PostgresError,
-    asyncpg.InterfaceError,
-    OSError,
+    (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) if asyncpg else (OSError,)
 )
 # What PostgreSQL raises for a transaction that lost a race: safe to run again from the start.
 _LOST_RACE: Final[tuple[type[Exception], ...]] = (
-    asyncpg.exceptions.SerializationError,
-    asyncpg.exceptions.DeadlockDetectedError,
+    (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
+    if asyncpg
+    else (_Never,)
 )
-_UNIQUE_VIOLATION: Final[type[Exception]] = asyncpg.exceptions.UniqueViolationError
+_UNIQUE_VIOLATION: Final[type[Exception]] = (
+    asyncpg.exceptions.UniqueViolationError if asyncpg else _Never
+)
 # The one-open-game-per-thread index. The statements that could violate it check for the
 # other game first, so the index only ever fires when that game was opened concurrently.
 OPEN_GAME_INDEX: Final = "games_open_by_thread"
