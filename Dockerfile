@@ -18,11 +18,15 @@ WORKDIR /app
 
 # Dependencies first, pinned by the constraints file, in a layer of their own: it is rebuilt only
 # when pyproject.toml or the pins change, not on every code change.
+# The extras: /chart (matplotlib: 174 of the 311 MB of dependencies) and PostgreSQL (asyncpg,
+# deploy/docker-compose.postgres.yml). A slimmer image: --build-arg EXTRAS=[postgres], or
+# EXTRAS= (then /chart says charts are not installed, and a postgresql:// URL is refused).
+ARG EXTRAS=[chart,postgres]
 COPY pyproject.toml ./
 COPY .ci/constraints.txt ./constraints.txt
 RUN mkdir bot rules storage \
     && touch README.md bot/__init__.py rules/__init__.py storage/__init__.py \
-    && pip install -c constraints.txt . \
+    && pip install -c constraints.txt ".${EXTRAS}" \
     && pip uninstall -y ochko-bot \
     && rm -rf bot rules storage build ./*.egg-info
 

@@ -3,7 +3,8 @@
 `python3 -m bot` and `python3 -m tests` must work on a machine that has nothing but Python, so
 both entry points call :func:`ensure_environment` before importing anything third-party. It creates
 `.venv` beside the sources, installs the project pinned by `.ci/constraints.txt` — the runtime
-dependencies only for the bot, plus the `dev` extra (test and lint tools) for the tests — and
+dependencies with the `chart` and `postgres` extras for the bot, plus the `dev` extra (test and
+lint tools) for the tests — and
 re-executes the same command inside it. A stamp per flavour, written last, marks a complete
 install, so later starts skip pip entirely and an interrupted one is finished next time; a lock
 makes two first starts at once take turns. An installed package (`pip install .`, Docker) has no
@@ -29,6 +30,8 @@ LOCK = ROOT / ".venv.lock"
 DEPENDENCY_FILES = (ROOT / "pyproject.toml", ROOT / ".ci" / "constraints.txt")
 # Docker images and other managed installs set this: their interpreter already has everything.
 SKIP_VARIABLE = "OCHKO_NO_VENV"
+# Installed by `python3 -m bot` with the runtime: /chart's matplotlib and PostgreSQL's asyncpg.
+RUNTIME_EXTRAS = ("chart", "postgres")
 
 
 def _say(message: str) -> None:
@@ -102,7 +105,9 @@ def _install(python: Path, dev: bool) -> None:
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     if constraints.exists():
         command += ["-c", str(constraints)]
-    command += ["-e", f"{ROOT}[dev]" if dev else str(ROOT)]
+    # The extras the sources document as working (/chart, PostgreSQL); a plain `pip install .`
+    # leaves them out.
+    command += ["-e", f"{ROOT}[{','.join((*RUNTIME_EXTRAS, 'dev') if dev else RUNTIME_EXTRAS)}]"]
     what = "the test and lint tools too" if dev else "the bot's runtime dependencies only"
     _say(f"installing into .venv: {what} (first run; about a minute on a fast network)…")
     started = time.monotonic()
