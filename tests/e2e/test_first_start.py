@@ -166,14 +166,15 @@ def test_the_bot_installs_runtime_dependencies_only_and_says_so(tmp_path: Path) 
     out, err = _bootstrap(root, tmp_path).communicate(timeout=60)
     assert "EXEC" in out, (out, err)
     (install,) = _installs(tmp_path)
-    assert "[dev]" not in install and str(root) in install
+    # The runtime with the extras the quick start documents (/chart, PostgreSQL), no dev tools.
+    assert install.endswith(f'"{root}[chart,postgres]"]') and "dev" not in install, install
     assert "runtime dependencies only" in err and "creating .venv" in err
     # The second start finds the stamp and runs no pip at all.
     out, err = _bootstrap(root, tmp_path).communicate(timeout=60)
     assert len(_installs(tmp_path)) == 1 and err == "", err
     # The tests' start adds the dev tools.
     _bootstrap(root, tmp_path, dev=True).communicate(timeout=60)
-    assert "[dev]" in _installs(tmp_path)[-1]
+    assert f'"{root}[chart,postgres,dev]"' in _installs(tmp_path)[-1]
 
 
 def test_a_failed_install_is_finished_by_the_next_start(tmp_path: Path) -> None:
