@@ -16,7 +16,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from bot.errors import AlreadyDone, Duplicate, Refused
+from bot.errors import AlreadyDone, Duplicate, Refused, explained
 from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
 from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
 from rules import events as events_module
@@ -298,7 +298,10 @@ class GameService:
                 events = await self._perform(tx, stored, game, meta, actor, command)
                 events += self._play_house(game)
             except RulesError as error:
-                raise Refused.from_rules(error, meta.names) from None
+                refused = Refused.from_rules(error, meta.names)
+                if actor is not None:
+                    refused = explained(refused, game, actor.user_id, command.kind, meta.names)
+                raise refused from None
             if actor is not None:
                 meta.idle_round = False
                 meta.paused = False
@@ -397,9 +400,10 @@ class GameService:
             return await self._seat_player(tx, chat, game, actor)
         if kind == "cancel":
             if game.phase is not Phase.LOBBY:
-                raise Refused("wrong_phase", phase=game.phase.value)
+                # /cancel closes a table nobody has played at; a game is ended by /endgame.
+                raise Refused("cancel_started")
             if user != meta.creator_id:
-                raise Refused("not_allowed")
+                raise Refused("cancel_creator", creator_name=meta.names.get(meta.creator_id, ""))
             meta.ended_by = user
             return game.end()
         if kind == "resume" or (kind in ("start", "next") and meta.paused):

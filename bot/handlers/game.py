@@ -72,9 +72,23 @@ async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) 
     # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
     amount = parse_amount(asked.args) if needs_amount else None
     try:
-        outcome = await perform(
-            rt, stored.game_id, actor_of(user), Command(kind, amount), update_id=update.update_id
-        )
+        try:
+            outcome = await perform(
+                rt,
+                stored.game_id,
+                actor_of(user),
+                Command(kind, amount),
+                update_id=update.update_id,
+            )
+        except Refused as refused:
+            # Not the lobby's creator: an admin of the group may still close it (as the button).
+            if not (kind == "cancel" and refused.code == "cancel_creator" and asked.in_group):
+                raise
+            if not await is_admin(rt, asked.context, asked.chat.id, user.id):
+                raise
+            outcome = await perform(
+                rt, stored.game_id, actor_of(user), Command("end"), update_id=update.update_id
+            )
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, lang))
     except Duplicate:
@@ -189,7 +203,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
                 origin=origin,
             )
         except Refused as refused:
-            if not (kind == "cancel" and refused.code == "not_allowed"):
+            if not (kind == "cancel" and refused.code == "cancel_creator"):
                 raise
             # Not the lobby's creator: an admin of the group may still close it.
             if origin >= 0 or not await is_admin(rt, context, origin, user.id):
