@@ -9,6 +9,7 @@ to hundreds of milliseconds of CPU: call :func:`render_balance_chart` through
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import io
 import threading
 from collections.abc import Sequence
@@ -35,6 +36,14 @@ HOURS_SPAN = timedelta(hours=36)
 MONTHS_SPAN = timedelta(days=200)
 # Matplotlib's caches (fonts, text layout) are not documented as thread-safe: one render at a time.
 _RENDER_LOCK = threading.Lock()
+
+
+@cache
+def available() -> bool:
+    """matplotlib is installed (the chart extra, `pip install 'ochko-bot[chart]'`): without it
+    /chart answers so instead of drawing. Looked up, not imported (the import is slow)."""
+    return importlib.util.find_spec("matplotlib") is not None
+
 
 LINE = "#1f6fb2"
 START = "#777777"

@@ -338,3 +338,34 @@ def test_matplotlib_is_imported_only_to_draw_a_chart() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+async def test_chart_without_matplotlib_says_so(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain install (no chart extra): /chart answers that charts are not installed, with the
+    extra to install, instead of failing to draw."""
+    import importlib.util
+
+    from bot import chart
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "matplotlib" else real(name, *a),
+    )
+    chart.available.cache_clear()
+    try:
+        assert not chart.available()
+        _, b, _, _ = harness.users
+        await play_round(harness, "classic36", buttons=False, next_round=False)
+        before = len(harness.calls("sendPhoto"))
+        seen = len(harness.private(b).all_messages)
+        await harness.say(b, "/chart")
+        assert len(harness.calls("sendPhoto")) == before
+        said = harness.private_since(b, seen) or harness.bot_texts_since(0)[-1:]
+        assert said == [plain(render.text("chart-unavailable", "ru"))]
+        assert "ochko-bot[chart]" in said[0]
+    finally:
+        chart.available.cache_clear()
