@@ -123,7 +123,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         bot=application.bot,
         bot_username=application.bot.username,
         limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
-        menu=commands.menu,
+        help_sections=commands.sections,
         shared=shared_database(settings.database_url),
     )
     timers, delivery = rt.timers, rt.delivery

@@ -27,6 +27,15 @@ class Where(enum.Flag):
     BOTH = GROUP | PRIVATE
 
 
+class Section(enum.Enum):
+    """The group of /help a command is listed under (catalog id ``help-section-<value>``)."""
+
+    TABLE = "table"  # opening, joining, starting and ending a table
+    TURN = "turn"  # what one does on one's turn
+    CHIPS = "chips"  # chips, the leaderboard and the deck's check
+    OTHER = "other"  # the rules, the settings, the language, this help
+
+
 class Args(enum.Enum):
     NONE = "none"
     AMOUNT = "amount"  # one whole number: /bet 50
@@ -45,6 +54,7 @@ class BotCommandSpec:
     # Older or shorter names that keep working; never listed, so the menu stays one per action.
     aliases: tuple[str, ...] = ()
     menu: Where | None = None
+    section: Section = Section.OTHER
 
     @property
     def listed_in(self) -> Where:
@@ -59,43 +69,51 @@ class BotCommandSpec:
         return (self.name, *self.aliases)
 
 
+G, P, BOTH = Where.GROUP, Where.PRIVATE, Where.BOTH
+TABLE, TURN, CHIPS = Section.TABLE, Section.TURN, Section.CHIPS
+
+
 def _game(
-    name: str, kind: str, where: Where, args: Args = Args.NONE, aliases: tuple[str, ...] = ()
+    name: str,
+    kind: str,
+    where: Where,
+    section: Section,
+    args: Args = Args.NONE,
+    aliases: tuple[str, ...] = (),
 ) -> BotCommandSpec:
     """A move or a table action: `bot.service` command ``kind`` on the game the command means."""
     handler = game.game_command(kind, needs_amount=args is Args.AMOUNT)
-    return BotCommandSpec(name, where, handler, args, aliases)
+    return BotCommandSpec(name, where, handler, args, aliases, section=section)
 
 
-G, P, BOTH = Where.GROUP, Where.PRIVATE, Where.BOTH
-
-# In the menu's order: a game from its start to its end, then the rest.
+# In the menu's order, which is /help's, section by section: a table from its start to its end,
+# a turn, the chips, then the rest.
 COMMANDS: tuple[BotCommandSpec, ...] = (
     # In a group /start shows the help (people type it there too), but it belongs to the
     # private chat, where it opens the chat for hands.
-    BotCommandSpec("start", BOTH, private.cmd_start, Args.OPTIONAL, menu=P),
-    BotCommandSpec("newgame", G, game.cmd_newgame, Args.OPTIONAL),
-    _game("join", "join", G),
-    _game("leave", "leave", BOTH),
-    _game("deal", "start", G),
-    _game("cancel", "cancel", G),
-    _game("bank", "bank", BOTH, Args.AMOUNT),
-    _game("bet", "bet", BOTH, Args.AMOUNT),
-    _game("hit", "hit", BOTH),
-    _game("stand", "stand", BOTH),
-    _game("dark", "dark", BOTH),
+    BotCommandSpec("start", BOTH, private.cmd_start, Args.OPTIONAL, menu=P, section=TABLE),
+    BotCommandSpec("newgame", G, game.cmd_newgame, Args.OPTIONAL, section=TABLE),
+    _game("join", "join", G, TABLE),
+    _game("leave", "leave", BOTH, TABLE),
+    _game("deal", "start", G, TABLE),
+    _game("cancel", "cancel", G, TABLE),
+    _game("next", "next", G, TABLE),
+    BotCommandSpec("table", G, game.cmd_table, section=TABLE),
+    BotCommandSpec("endgame", G, endgame.cmd_endgame, section=TABLE),
+    _game("bank", "bank", BOTH, TURN, Args.AMOUNT),
+    _game("bet", "bet", BOTH, TURN, Args.AMOUNT),
+    _game("hit", "hit", BOTH, TURN),
+    _game("stand", "stand", BOTH, TURN),
+    _game("dark", "dark", BOTH, TURN),
     # The bank's own word first: «pass» alone reads like passing one's turn.
-    _game("passbank", "pass", BOTH, aliases=("pass",)),
-    _game("next", "next", G),
-    BotCommandSpec("odds", BOTH, info.cmd_odds),
-    BotCommandSpec("table", G, game.cmd_table),
-    BotCommandSpec("hand", BOTH, info.cmd_hand),
-    BotCommandSpec("endgame", G, endgame.cmd_endgame),
-    BotCommandSpec("balance", BOTH, info.cmd_balance),
-    BotCommandSpec("top", G, info.cmd_top, Args.OPTIONAL),
-    BotCommandSpec("stats", G, info.cmd_stats),
-    BotCommandSpec("chart", G, info.cmd_chart),
-    BotCommandSpec("verify", BOTH, info.cmd_verify, Args.OPTIONAL),
+    _game("passbank", "pass", BOTH, TURN, aliases=("pass",)),
+    BotCommandSpec("odds", BOTH, info.cmd_odds, section=TURN),
+    BotCommandSpec("hand", BOTH, info.cmd_hand, section=TURN),
+    BotCommandSpec("balance", BOTH, info.cmd_balance, section=CHIPS),
+    BotCommandSpec("top", G, info.cmd_top, Args.OPTIONAL, section=CHIPS),
+    BotCommandSpec("stats", G, info.cmd_stats, section=CHIPS),
+    BotCommandSpec("chart", G, info.cmd_chart, section=CHIPS),
+    BotCommandSpec("verify", BOTH, info.cmd_verify, Args.OPTIONAL, section=CHIPS),
     BotCommandSpec("rules", BOTH, info.cmd_rules, Args.OPTIONAL),
     BotCommandSpec("settings", G, cmd_settings),
     BotCommandSpec("lang", BOTH, private.cmd_lang, Args.OPTIONAL),
@@ -112,6 +130,19 @@ def listed(*, private: bool) -> list[BotCommandSpec]:
 def menu(lang: str, *, private: bool) -> list[tuple[str, str]]:
     """(command, one-line description) of a menu, for /help and setMyCommands."""
     return [(c.name, t(c.help_key, lang)) for c in listed(private=private)]
+
+
+def sections(lang: str, *, private: bool) -> list[tuple[str, list[tuple[str, str]]]]:
+    """/help's groups: (the section's title, its (command, description) pairs), the menu's
+    commands in the menu's order."""
+    grouped: list[tuple[str, list[tuple[str, str]]]] = []
+    last: Section | None = None
+    for c in listed(private=private):
+        if c.section is not last:
+            grouped.append((t(f"help-section-{c.section.value}", lang), []))
+            last = c.section
+        grouped[-1][1].append((c.name, t(c.help_key, lang)))
+    return grouped
 
 
 def every_name() -> set[str]:

@@ -53,14 +53,15 @@ ROUND_EVENTS = frozenset(
 # what delivery knows of people is read again this often.
 SHARED_USER_SECONDS = 5.0
 NAME_LIMIT = 64
-AMOUNT = re.compile(r"^\+?\d{1,15}$")
+# ASCII digits only: \d (and int()) would read other scripts' digits too, «/bet ٣٠» as 30.
+AMOUNT = re.compile(r"^\+?[0-9]{1,15}$")
 ADMIN_TTL = 60.0
 ADMIN_CACHE = 10_000  # (chat, user) pairs
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
 
-class Menu(Protocol):
-    def __call__(self, lang: str, *, private: bool) -> list[tuple[str, str]]: ...
+class HelpSections(Protocol):
+    def __call__(self, lang: str, *, private: bool) -> list[tuple[str, list[tuple[str, str]]]]: ...
 
 
 class Runtime:
@@ -79,13 +80,13 @@ class Runtime:
         bot: Bot,
         bot_username: str,
         limiter: Limiter | None,
-        menu: Menu,
+        help_sections: HelpSections,
         shared: bool = False,
     ) -> None:
         self.settings = settings
-        # The command table's menus (`bot.commands.menu`), for /help: the table refers to the
-        # handlers, so it reaches them through the runtime rather than an import.
-        self.menu = menu
+        # /help's groups of the command table's menus (`bot.commands.sections`): the table
+        # refers to the handlers, so it reaches them through the runtime rather than an import.
+        self.help_sections = help_sections
         self.storage = storage
         self.service = service
         self.bot_username = bot_username

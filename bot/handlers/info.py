@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 @command
 async def cmd_help(asked: Asked) -> None:
     private = not asked.in_group
-    menu = asked.rt.menu(asked.lang, private=private)
-    await asked.say(render.help_text(menu, asked.lang, private=private))
+    sections = asked.rt.help_sections(asked.lang, private=private)
+    await asked.say(render.help_text(sections, asked.lang, private=private))
 
 
 @command
@@ -150,6 +150,9 @@ async def cmd_chart(asked: Asked) -> None:
     """A PNG of a player's balance over time in this chat: the caller's, or as a reply the
     replied-to person's. Rendered in a worker thread."""
     rt, chat, user, lang, context = asked.rt, asked.chat, asked.user, asked.lang, asked.context
+    if not chart.available():  # a plain install, without the chart extra
+        await asked.say(render.text("chart-unavailable", lang))
+        return
     if await _cooling(asked, "chart"):
         return
     target = reply_target(asked.message, user)

@@ -67,7 +67,7 @@ async def cmd_start(asked: Asked) -> None:
             await asked.say(render.text("private-opened", lang))
             await rt.delivery.load(game_id)
             return
-    await asked.say(render.help_text(rt.menu(lang, private=True), lang, private=True))
+    await asked.say(render.help_text(rt.help_sections(lang, private=True), lang, private=True))
 
 
 @command
@@ -78,16 +78,20 @@ async def cmd_lang(asked: Asked) -> None:
         await asked.say(render.text("lang-usage", lang))
         return
     if asked.in_group:
+        # The group's language, as /settings sets it: its admins choose, and the group reads
+        # the answer, in the language it has now. One's own language (the hand, alerts) is
+        # chosen by /lang in the private chat, which the refusal says.
         if not await is_admin(rt, asked.context, chat.id, user.id):
-            await asked.say(render.refusal("admins_only", {}, lang))
+            await asked.say(render.refusal("lang_group_admins", {}, lang))
             return
         settings = await rt.storage.get_chat(chat.id)
         async with rt.storage.transaction() as tx:
             await tx.save_chat_settings(replace(settings, language=choice))
-    else:
-        async with rt.storage.transaction() as tx:
-            await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
-        await rt.delivery.refresh_user(user.id)
+        await asked.say(render.text("lang-group_switched", choice), in_group=True)
+        return
+    async with rt.storage.transaction() as tx:
+        await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
+    await rt.delivery.refresh_user(user.id)
     await asked.say(render.text("lang-switched", choice))
 
 
@@ -98,7 +102,9 @@ async def on_private_text(asked: Asked) -> None:
     async with rt.storage.transaction() as tx:
         await tx.upsert_user(user.id, display_name(user), private_opened=True)
     await rt.delivery.refresh_user(user.id)
-    await asked.say(render.help_text(rt.menu(asked.lang, private=True), asked.lang, private=True))
+    await asked.say(
+        render.help_text(rt.help_sections(asked.lang, private=True), asked.lang, private=True)
+    )
 
 
 @command

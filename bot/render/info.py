@@ -21,21 +21,31 @@ from rules.variants import PRESETS, StakeCap, Variant
 from storage.models import LeaderboardRow, PlayerStats
 
 
-def help_text(menu: Sequence[tuple[str, str]], lang: str, *, private: bool) -> str:
-    """/help: the (command, description) pairs of the chat's menu — the command table's
-    (`bot.commands.menu`), the same list ``set_my_commands`` gets."""
+def help_text(
+    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], lang: str, *, private: bool
+) -> str:
+    """/help: how a game starts and whose turn it is, where the rules are, then the chat's
+    menu (the command table's, `bot.commands.sections`: the same commands ``set_my_commands``
+    gets, in its order) in groups of (title, (command, description) pairs)."""
     header = t("help-header_private" if private else "help-header_group", lang)
-    lines = [header, ""]
-    lines.extend(f"/{name} — {desc}" for name, desc in menu)
+    lines = [header, t("help-start", lang), t("help-rules", lang)]
+    for title, entries in sections:
+        lines.extend(["", title])
+        lines.extend(f"/{name} — {desc}" for name, desc in entries)
     lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
+
+
+RULES_LINES = 30
+"""The most lines a preset's /rules may take: it has to read on a phone."""
 
 
 def rules_text(
     preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
 ) -> str:
-    """The preset's rules in at most 25 lines, from its values (``variant`` may carry the chat's
-    overrides; by default the preset itself). ``running``: they are the running game's."""
+    """The preset's rules for someone who never played, from its values (``variant`` may carry
+    the chat's overrides; by default the preset itself): the goal and the bust, the bank and who
+    pays whom, then what this preset does. ``running``: they are the running game's."""
     name = preset_name.strip().lower()
     if variant is None:
         if name not in PRESETS:
@@ -50,6 +60,8 @@ def rules_text(
         header += "\n" + " ".join(notes)
     lines = [
         header,
+        t("rules-goal", lang),
+        t("rules-bank_pays", lang),
         t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats),
         t(f"rules-deck-{v.deck.value}", lang),
         t(f"rules-values-{v.values.value}", lang),
@@ -70,6 +82,7 @@ def rules_text(
     lines.append(
         t("rules-cap-shared" if v.stake_cap is StakeCap.SHARED else "rules-cap-bank", lang)
     )
+    lines.append(t("rules-draw", lang))
     lines.append(t("rules-max_cards", lang, count=v.max_cards))
     if v.instant_21:
         lines.append(t("rules-instant_21", lang))
@@ -83,7 +96,12 @@ def rules_text(
         lines.append(t("rules-no_fine", lang))
     if v.both_bust_quits:
         lines.append(t("rules-both_bust", lang))
-    lines.append(t("rules-dark" if v.dark_draw else "rules-no_dark", lang))
+    if v.dark_draw:
+        # The engine ends a player's drawing with a dark card, and a dark bust pays no fine.
+        dark = t("rules-dark", lang)
+        lines.append(dark + " " + t("rules-dark_fine", lang) if v.bust_fine_percent else dark)
+    else:
+        lines.append(t("rules-no_dark", lang))
     lines.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
     lines.append(t(f"rules-pass-{v.bank_passing.value}", lang))
     if v.voluntary_pass_after is not None:
@@ -93,7 +111,7 @@ def rules_text(
     lines.append(t(f"rules-order-{v.turn_order.value}", lang))
     others = [p for p in PRESET_ORDER if p != v.name]
     lines.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
-    return "\n".join(lines[:25])
+    return "\n".join(lines)
 
 
 def _top_name(row: LeaderboardRow, lang: str) -> str:

@@ -132,18 +132,11 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
 
 
 def _deck_reveal(settled: RoundSettled, lang: str) -> list[str]:
-    """The result's last lines: each shuffle's full commitment and its salt, and /verify."""
+    """The result's last line: the deck is revealed, and /verify gives each shuffle's hash, salt
+    and order (one short line a round, not the 64 + 32 hex digits that took several)."""
     if not settled.shuffles:
         return []
-    lines = [""]
-    many = len(settled.shuffles) > 1
-    for n, shuffle in enumerate(settled.shuffles, 1):
-        label = f" {n}" if many else ""
-        lines.append(
-            t("result-deck", lang, n=label, commitment=shuffle.commitment, salt=shuffle.salt)
-        )
-    lines.append(t("result-verify_hint", lang, round=str(settled.round_no)))
-    return lines
+    return ["", t("result-verify_hint", lang, round=str(settled.round_no))]
 
 
 def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:

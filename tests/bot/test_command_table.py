@@ -8,7 +8,6 @@ from pathlib import Path
 
 from bot import commands, i18n, render
 from bot.app import command_menus
-from bot.commands import menu
 from localbotapi import BotApiServer, FakeUser
 from localbotapi.models import scope_key
 from tests.bot.conftest import Harness, make_settings, plain, start_harness, stop_harness
@@ -82,7 +81,11 @@ async def test_menus_per_language_and_scope_match_help(tmp_path: Path) -> None:
             shown = menu_of(h, scope, code or "")
             assert shown == [(c.command, c.description) for c in entries]
             assert shown == listed(
-                plain(render.help_text(menu(lang, private=private), lang, private=private))
+                plain(
+                    render.help_text(
+                        commands.sections(lang, private=private), lang, private=private
+                    )
+                )
             )
         assert menu_of(h, GROUP_SCOPE, "ru") != menu_of(h, GROUP_SCOPE, "en")
         assert menu_of(h, GROUP_SCOPE) == menu_of(h, GROUP_SCOPE, "en")
@@ -159,7 +162,7 @@ async def test_a_person_reads_his_own_language_and_the_group_its_own(harness: Ha
     await harness.say(quiet, "/start", harness.bot)
     # Nothing tells yet which group he plays in: the bot's default.
     assert harness.private_texts(quiet)[-1] == plain(
-        render.help_text(menu("ru", private=True), "ru", private=True)
+        render.help_text(commands.sections("ru", private=True), "ru", private=True)
     )
     await harness.say(a, "/newgame")
     toast = await harness.press(quiet, harness.table(), i18n.t("btn-join", "en"))
@@ -167,18 +170,26 @@ async def test_a_person_reads_his_own_language_and_the_group_its_own(harness: Ha
     said = await answers(harness, quiet, "/verify", private=True)
     assert said == [plain(render.text("verify-none_yet", "en"))]
     said = await answers(harness, quiet, "/help", private=True)
-    assert said == [plain(render.help_text(menu("en", private=True), "en", private=True))]
+    assert said == [
+        plain(render.help_text(commands.sections("en", private=True), "en", private=True))
+    ]
     # Telegram says Борис speaks Russian: his private answers are Russian...
     said = await answers(harness, b, "/help", private=True)
-    assert said == [plain(render.help_text(menu("ru", private=True), "ru", private=True))]
+    assert said == [
+        plain(render.help_text(commands.sections("ru", private=True), "ru", private=True))
+    ]
     # ...until he chooses English himself.
     await harness.say(b, "/lang en", harness.bot)
     said = await answers(harness, b, "/help", private=True)
-    assert said == [plain(render.help_text(menu("en", private=True), "en", private=True))]
+    assert said == [
+        plain(render.help_text(commands.sections("en", private=True), "en", private=True))
+    ]
     # A group answer posted in the group is in the group's language, whoever asks.
     newcomer = harness.newcomer("Дима")  # Telegram: Russian; no private chat
     said = await answers(harness, newcomer, "/help", private=False)
-    assert said == [plain(render.help_text(menu("en", private=False), "en", private=False))]
+    assert said == [
+        plain(render.help_text(commands.sections("en", private=False), "en", private=False))
+    ]
 
 
 async def test_telegram_language_reaches_the_cards_sent_privately(harness: Harness) -> None:
@@ -211,7 +222,7 @@ async def test_default_language_reaches_new_chats_and_people(tmp_path: Path) -> 
         stranger = server.create_user("Hans", language_code="de")
         await h.say(stranger, "/start", h.bot)
         assert h.private_texts(stranger)[-1] == plain(
-            render.help_text(menu("en", private=True), "en", private=True)
+            render.help_text(commands.sections("en", private=True), "en", private=True)
         )
     finally:
         await stop_harness(h)

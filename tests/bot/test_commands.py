@@ -10,7 +10,7 @@ import pytest
 
 from bot import i18n, render
 from bot.callbacks import Act
-from bot.commands import menu
+from bot.commands import sections
 from bot.handlers import endgame
 from bot.replies import PER_PERSON_SECONDS, SAME_COMMAND_SECONDS
 from localbotapi.models import Message
@@ -92,19 +92,21 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
         len(chat.all_messages) for chat in (harness.group, harness.private(a), harness.private(b))
     )
     await harness.say(b, "/lang en")  # not an admin
-    assert harness.private_since(b, seen_b) == [render.refusal("admins_only", {}, "ru")]
+    assert harness.private_since(b, seen_b) == [render.refusal("lang_group_admins", {}, "ru")]
     assert harness.bot_texts_since(count) == [harness.pointer(b)]
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "ru"
+    count = len(harness.group.all_messages)
     await harness.say(a, "/lang en")
     assert (await harness.rt.storage.get_chat(harness.group.id)).language == "en"
-    assert harness.private_since(a, seen_a) == [plain(render.text("lang-switched", "en"))]
-    assert harness.bot_texts_since(count + 2) == [harness.pointer(a, "en")]
+    # The group's language is said in the group, in it; Аня's own chat gets nothing.
+    assert harness.private_since(a, seen_a) == []
+    assert harness.bot_texts_since(count) == [plain(render.text("lang-group_switched", "en"))]
     count = len(harness.group.all_messages)
     seen_b = len(harness.private(b).all_messages)
     await harness.say(b, "/help")
     # What Борис alone reads is in his language: his Telegram speaks Russian.
     assert harness.private_since(b, seen_b) == [
-        plain(render.help_text(menu("ru", private=False), "ru", private=False))
+        plain(render.help_text(sections("ru", private=False), "ru", private=False))
     ]
     assert harness.bot_texts_since(count) == []  # Борис was pointed to his chat a moment ago
     await harness.say(b, "/newgame")
@@ -116,7 +118,7 @@ async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
     count = len(harness.group.all_messages)
     await harness.say(newcomer, "/help")
     assert harness.bot_texts_since(count) == [
-        plain(render.help_text(menu("en", private=False), "en", private=False))
+        plain(render.help_text(sections("en", private=False), "en", private=False))
     ]
 
 
@@ -127,7 +129,7 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     await harness.say(b, "/help")
     await harness.say(b, "/rules twodecks104")
     await harness.say(b, "/rules poker")
-    help_text = plain(render.help_text(menu("ru", private=False), "ru", private=False))
+    help_text = plain(render.help_text(sections("ru", private=False), "ru", private=False))
     rules = plain(render.rules_text("twodecks104", "ru"))
     unknown = plain(
         render.text(
@@ -294,8 +296,8 @@ async def test_endgame_asks_its_asker_and_ends_with_one_summary(harness: Harness
     posted = [m.content for m in harness.group.all_messages[count:] if m.from_bot]
     assert len(posted) == 1, posted
     summary = posted[0]
-    assert summary.startswith("🏁 Аня — игра окончена\n"), summary
-    assert summary.count("окончен") == 1 and "завершил" not in summary
+    assert summary.startswith("🏁 Аня завершает игру\n"), summary
+    assert summary.count("заверш") == 1 and "окончен" not in summary and "завершил" not in summary
     assert "Итоговые балансы" in summary
     table = harness.group.message(game.table_message_id or 0)
     assert table is not None and i18n.t("prompt-ended_below", "ru") in table.content

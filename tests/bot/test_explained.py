@@ -78,7 +78,7 @@ async def test_the_bankers_balance_includes_his_bank(harness: Harness) -> None:
     await dealt(harness, bank=200)
     text = plain(harness.table().text or "")
     # Аня keeps 800 and has 200 in the bank: both shown, and the sum.
-    assert "в банке 200 · свои 800 · всего 1\xa0000" in text
+    assert "в банке 200 · вне банка 800 · всего 1\xa0000" in text
     await harness.say(b, "/bet 10")
     await harness.say(b, "/stand")  # 10 against the banker's 6 + 7
     await harness.say(c, "/bet 10")

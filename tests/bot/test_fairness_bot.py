@@ -1,6 +1,6 @@
-"""The provably fair deck in the chat: the table shows the commitment before any move, the result
-reveals the salt and the full commitment, /verify checks a settled round and refuses one still
-being played, and the group never sees a salt before the showdown."""
+"""The provably fair deck in the chat: the table shows the deck's hash before any move, the result
+points to /verify in one line, /verify gives the hash, the salt and the order and checks a settled
+round, refuses one still being played, and the group never sees a salt before the showdown."""
 
 from __future__ import annotations
 
@@ -29,9 +29,10 @@ async def test_commitment_shown_then_revealed_and_verified(harness: Harness, pre
         shuffle = engine["shuffles"][-1]
         assert shuffle["commitment"] == commitment(shuffle["order"], shuffle["salt"])
         seen.append((shuffle["commitment"], shuffle["salt"]))
-        # The live table shows the first 16 hex digits of the commitment…
+        # The live table shows the first 16 hex digits of the hash, on one short line…
         table_text = harness.table().text or ""
-        assert f"🔒 Колода: {shuffle['commitment'][:16]}…" in table_text
+        line = f"🔒 Хеш колоды: {shuffle['commitment'][:16]}…"
+        assert line in table_text.split("\n") and len(line) <= 40
         # …and nothing the group has seen holds the salt or the order.
         for secret in _secrets(engine):
             assert all(secret not in text for text in harness.group_texts()), index
@@ -41,9 +42,11 @@ async def test_commitment_shown_then_revealed_and_verified(harness: Harness, pre
     committed, salt = seen[-1]
     assert all(c == committed for c, _ in seen)  # one shuffle in these rounds
     texts = harness.group_texts()
-    result = next(t for t in texts if "Соль:" in t)
-    assert committed in result and salt in result
-    assert "/verify 1" in result
+    result = next(t for t in texts if "вскрываемся" in t)
+    # One line a round for the deck: /verify gives the rest.
+    deck_lines = [line for line in result.split("\n") if "/verify" in line or "🔓" in line]
+    assert deck_lines == ["🔓 Колода раскрыта — проверить: /verify 1"], deck_lines
+    assert committed not in result and salt not in result
 
     a = harness.users[0]
     # Round 2 is being played now: its deck is refused, round 1 is checked.

@@ -70,7 +70,7 @@ async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
     (top,) = harness.private_since(b, seen)  # the asker's private chat
     assert harness.group.all_messages[-1].content == harness.pointer(b)
     assert top == plain(render.leaderboard(rows, "ru", period="all"))
-    assert "🏦 Дом" in top
+    assert "Банкир-бот" in top and "🏦 🏦" not in top
 
 
 async def test_the_house_is_off_by_default(harness: Harness) -> None:

@@ -145,6 +145,10 @@ async def test_button_of_an_unknown_game(harness: Harness) -> None:
         "/bet 999999999999999",  # huge, yet a number: more than anyone has
         "/bet 101",  # above the cap (the bank)
         "/bet 1000",  # above the cap, within the balance
+        "/bet ٣٠",  # Arabic-Indic digits: 30 to int(), not an amount to the bot
+        "/bet ३०",  # Devanagari
+        "/bet ３０",  # fullwidth
+        "/bet 3٠",  # mixed
     ],
 )
 async def test_bad_stakes_get_the_allowed_range(harness: Harness, text: str) -> None:
@@ -186,7 +190,7 @@ async def test_endgame_needs_the_creator_the_banker_or_an_admin(harness: Harness
     await harness.say(d, "/join")
     lobby = harness.table()
     answer = await harness.press_act(c, lobby, Act.CANCEL)
-    assert answer.show_alert and answer.text == refusal("not_allowed")
+    assert answer.show_alert and answer.text == refusal("cancel_creator", creator_name="Борис")
     await harness.say(c, "/deal")
     stored = await harness.stored()
     assert stored.state["engine"]["banker"] == b.id

@@ -11,7 +11,7 @@ from telegram import InlineKeyboardMarkup
 
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
-from bot.commands import COMMANDS, menu
+from bot.commands import COMMANDS, sections
 from bot.render.common import _fit
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
@@ -481,10 +481,10 @@ def test_rules_text(preset: str, lang: str) -> None:
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_help_and_small_texts(lang: str) -> None:
     for private in (True, False):
-        text = render.help_text(menu(lang, private=private), lang, private=private)
+        text = render.help_text(sections(lang, private=private), lang, private=private)
         valid_html(text)
         assert "/help" in text
-    assert "/newgame" in render.help_text(menu(lang, private=False), lang, private=False)
+    assert "/newgame" in render.help_text(sections(lang, private=False), lang, private=False)
     valid_html(render.balance('<b>&"x"', 1200, lang))
     rows = [LeaderboardRow(i, f"<b>&{i}", 1000 - i, 5 - i, 10, 3) for i in range(12)]
     for period in ("all", "week"):
@@ -625,13 +625,13 @@ def test_the_end_of_a_game_is_one_summary() -> None:
     by = render.session_end(snap(game), ended, ended_by="Анна").text
     valid_html(by)
     lines = by.split("\n")
-    assert lines[0] == "🏁 <b>Анна</b> — <b>игра окончена</b>"  # no «завершил»: no gender
+    assert lines[0] == "🏁 <b>Анна</b> завершает игру"  # who ended it, and no «завершил»: no gender
     assert lines[1] == ""  # straight to the balances: no second or third «game over»
     assert by.lower().count("оконч") + by.lower().count("заверш") == 1
     expired = render.session_end(snap(game), ended, expired=True).text
     assert expired.count("⌛") == 1 and "🏁" not in expired
     english = render.session_end(snap(game, lang="en"), ended, ended_by="Анна").text
-    assert english.lower().count("game over") == 1 and "ended by <b>Анна</b>" in english
+    assert english.count("ends the game") == 1 and "<b>Анна</b> ends the game" in english
     # A hand after the end says the game is over, not «waiting».
     hand = render.hand(snap(game), 2, "ru").text
     assert hand.endswith(i18n.t("prompt-ended", "ru")) and "ждёт" not in hand

@@ -8,31 +8,31 @@ preset-big54-name = Big deck, 54 cards
 preset-twodecks104-name = Two decks, 104 cards
 preset-classic36-summary =
     Jack 2, queen 3, king 4, ace 11. The banker names the bank.
-    In turn, each player stakes (up to the whole bank) and draws at once; 21 and the golden point (two aces) win on the spot.
-    The bottom card is face up; dark draws allowed.
+    In turn, each player stakes (up to va-bank, the whole bank) and draws at once; 21 and the golden point (two aces) win on the spot.
+    The bottom card is face up; dark cards allowed.
 preset-home36-summary =
-    Jack 2, queen 3, king 4, ace 11. The banker puts their whole balance in the bank.
+    Jack 2, queen 3, king 4, ace 11. The banker puts all their chips in the bank.
     Everyone stakes first (together up to the bank), then draws; 21 pays at once.
-    A bust costs the stake plus a fine; dark draws allowed.
+    A bust costs the stake plus a fine; dark cards allowed.
 preset-big54-summary =
     Like home rules, with a 54-card deck: twos to aces plus two jokers.
     A joker counts as anything from 1 to 11, whichever is best.
-    A bust costs the stake plus a fine; dark draws allowed.
+    A bust costs the stake plus a fine; dark cards allowed.
 preset-twodecks104-summary =
     Two 52-card decks, face cards 10, ace 1 or 11. Everyone stakes, then gets two cards.
     A natural 21 wins the banker every stake and pays a player double.
     The banker draws first; the bank passes every round.
 lobby-header = 🃏 <b>Ochko</b> — taking seats
-lobby-preset = Rules: <b>{ $preset }</b>
+lobby-preset = Rule set: <b>{ $preset }</b>
 lobby-players = Players ({ $count } of { $maximum }):
-lobby-empty = Nobody yet — press "Take a seat".
+lobby-empty = Nobody yet — press “{ btn-join }”.
 lobby-creator = host
-lobby-private_hint = ✉ — cards come in a private chat. Everyone else: open a chat with the bot, or check your cards with "👁 My cards".
+lobby-private_hint = ✉ — cards come in the private chat. Everyone else: open a private chat with the bot, and until then check your cards with “{ btn-peek }”.
 lobby-need_more = { $count ->
         [one] Need { $count } more player to start.
        *[other] Need { $count } more players to start.
     }
-lobby-ready = Ready to start: "▶ Start" or /deal.
+lobby-ready = Ready to start: “{ btn-start }” or /deal.
 lobby-full = The table is full.
 btn-join = 🪑 Take a seat
 btn-leave = 🚪 Leave
@@ -43,7 +43,7 @@ btn-bank_amount = 🏦 { $amount }
 btn-bank_all = 🏦 All in: { $amount }
 btn-decline_bank = 🙅 Don't bank
 btn-stake = { $amount }
-btn-va_bank = Whole bank { $amount }
+btn-va_bank = Va-bank { $amount }
 btn-stake_max = Max { $amount }
 btn-hit = 🃏 Hit
 btn-stand = ✋ Stand
@@ -88,7 +88,7 @@ prompt-bank = 👉 { $name }: name the bank, 1 to { $maximum }
 prompt-stake = 👉 { $name }: stake { $minimum } to { $maximum }
 prompt-draw = 👉 { $name }: hit or stand?
 prompt-banker = 👉 Banker { $name }: hit or stand?
-prompt-round_over = The round is over. Next: "▶ Next round" or /deal.
+prompt-round_over = The round is over. Next: “{ btn-next }” or /next.
 prompt-ended = 🏁 The game is over.
 result-header = 🏁 <b>Round { $round }: showdown</b>
 result-banker = 🏦 Banker { $name }: { $cards } — <b>{ $total }</b>
@@ -107,28 +107,25 @@ result-banker_net = Banker this round: { $amount }
 result-bank = 🏦 Bank: <b>{ $bank }</b>
 result-balances = 💰 Balances:
 result-balance_row = { $name } — { $amount }
-table-commitment = 🔒 Deck: { $prefix }…
-result-deck =
-    🔓 Deck{ $n }: <code>{ $commitment }</code>
-    Salt: <code>{ $salt }</code>
-result-verify_hint = Check the deck: /verify { $round }
+table-commitment = 🔒 Deck hash: { $prefix }…
+result-verify_hint = 🔓 Deck revealed — check it: /verify { $round }
 verify-header = 🔐 <b>Deck check — round { $round }</b>
 verify-shuffle = Deck { $n }
 verify-recycled = Deck { $n } (discards reshuffled)
-verify-commitment = Commitment: <code>{ $value }</code>
+verify-commitment = Hash: <code>{ $value }</code>
 verify-salt = Salt: <code>{ $value }</code>
 verify-order = Order: { $value }
 verify-dealt = { $count ->
         [one] { $count } card dealt
        *[other] { $count } cards dealt
     }: { $value }
-verify-hash_ok = commitment matches ✅
-verify-hash_bad = commitment does NOT match ❌
+verify-hash_ok = hash matches ✅
+verify-hash_bad = hash does NOT match ❌
 verify-deal_ok = cards dealt in order ✅
 verify-deal_bad = cards NOT dealt in order ❌
 verify-ok = Verdict: ✅ the deck was fair
 verify-bad = Verdict: ❌ the check failed
-verify-how = Check it yourself: the SHA-256 of “ochko-v1|salt|order” must equal the hash shown before the deal; the order is the card codes separated by spaces: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 or X2.
+verify-how = Check it without the bot: the SHA-256 hash of “ochko-v1|salt|order” must equal the hash shown before the deal; the order is the card codes separated by spaces: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 or X2.
 verify-not_revealed = 🔒 The deck of round { $round } is revealed after the showdown.
 verify-no_round = This game has no round { $round }. { $played ->
         [0] No round has been played yet.
@@ -136,7 +133,7 @@ verify-no_round = This game has no round { $round }. { $played ->
        *[other] { $played } rounds played so far.
     }
 verify-none_yet = 🔒 No round has been settled yet: the deck is revealed after the showdown.
-verify-legacy = Round { $round } was dealt before the bot published deck commitments.
+verify-legacy = Round { $round } was dealt before the bot showed the deck's hash.
 verify-no_game = There is no game whose deck could be checked.
 cmd-verify = check a round's deck: /verify [round]
 end-header = 🏁 <b>Game over</b>
@@ -178,7 +175,7 @@ news-bank_passed = 🔁 The bank passes to { $name }
 news-bank_declined = 🙅 { $old } declines the bank — it passes to { $name }
 news-bank_nobody = 🔁 Nobody can take the bank
 news-banker_lot = 🎲 { $name } banks, chosen by lot
-news-bank_set = 🏦 { $name } puts { $amount } in the bank
+news-bank_set = 🏦 { $name } names the bank: { $amount }
 news-joined = 🪑 { $name } takes a seat
 news-left = 🚪 { $name } leaves the table
 news-leave_scheduled = 🚪 { $name } leaves after this round
@@ -202,14 +199,14 @@ refusal-too_many_cards = { $maximum ->
        *[other] A hand holds at most { $maximum } cards.
     }
 refusal-deck_exhausted = The deck has run out.
-refusal-option_disabled = These rules don't allow that.
+refusal-option_disabled = This rule set doesn't allow that.
 refusal-cannot_pass_bank = The bank can't be passed now.
 refusal-cannot_pass_bank_rounds = The bank can be passed after { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
     } — { $played } of { $rounds } played so far.
 refusal-game_over = The game is already over.
-refusal-not_seated = You are not at the table.
+refusal-not_seated = You are not at the table. To sit down: /join.
 refusal-already_seated = You are already seated.
 refusal-table_full = The table is full: { $seats ->
         [one] its only seat is taken.
@@ -219,7 +216,7 @@ refusal-not_enough_players = { $minimum ->
         [one] At least { $minimum } player with chips is needed.
        *[other] At least { $minimum } players with chips are needed.
     }
-refusal-invalid_variant = These rules don't go together.
+refusal-invalid_variant = These settings don't go together.
 refusal-illegal_action = That's not allowed now.
 refusal-stale_button = This button is out of date — see the current table.
 refusal-foreign_game = This button belongs to another game.
@@ -233,38 +230,38 @@ refusal-user_game_limit = { $limit ->
         [one] You already play at { $limit } table — that's the limit.
        *[other] You already play at { $limit } tables — that's the limit.
     }
-refusal-house_busy = The house already banks at another table in this chat — finish that game or turn the house off.
+refusal-house_busy = The banker bot already banks at another table in this chat — finish that game or turn the banker bot off in /settings.
 refusal-seated_in_chat = You already sit at another table in this chat — finish that game first.
 refusal-slow_down = Not so fast 🙂
 refusal-generic = That's not possible.
-help-header_group = 🃏 <b>Ochko</b> — the card game "21" for the whole group.
-help-header_private = 🃏 <b>Ochko</b>: add the bot to a group and start a game with /newgame. Your cards will come here.
+help-header_group = 🃏 <b>Ochko</b> — the card game “21” for the whole group.
+help-header_private = 🃏 <b>Ochko</b> — the card game “21”: add the bot to a group and play there. Your cards will come here, to the private chat.
 help-footer = Play with the buttons or the commands. Only you see your cards.
-cmd-newgame = open a table [preset]
+cmd-newgame = open a table [rule set]
 cmd-join = take a seat
 cmd-leave = leave the table
-cmd-deal = start the game / next round
+cmd-deal = start the game once everyone is seated
 cmd-bank = name the bank: /bank 100
 cmd-bet = stake: /bet 50
-cmd-hit = hit
-cmd-stand = stand
+cmd-hit = hit: take one more card
+cmd-stand = stand: take no more cards
 cmd-dark = take a dark card
 cmd-passbank = pass or decline the bank
 cmd-table = show the table again
-cmd-hand = send my cards privately
+cmd-hand = send my cards to the private chat
 cmd-endgame = end the game (host, banker, admin)
-cmd-odds = the odds of a bust and of 21 on the next card (privately)
+cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
 cmd-balance = my balance
 cmd-top = the chat's leaderboard
 cmd-stats = my statistics
 cmd-chart = my balance chart (as a reply: theirs)
-cmd-rules = the rules [preset]
+cmd-rules = the rules of the game [rule set]
 cmd-settings = chat settings (admins)
 cmd-lang = language: /lang ru or /lang en
 cmd-help = this help
 cmd-start = start talking to the bot
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
-rules-unknown = No such preset. Known: { $presets }
+rules-unknown = No such rule set. Known: { $presets }
 rules-seats = { $minimum } to { $maximum ->
         [one] { $maximum } player
        *[other] { $maximum } players
@@ -276,35 +273,35 @@ rules-values-russian = Values: jack 2, queen 3, king 4, ace 11, the rest at face
 rules-values-western = Values: face cards 10, ace 1 or 11 (whichever is better), the rest at face value.
 rules-ace_low = On a bust, an ace counts as 1.
 rules-jokers = A joker (★) counts as anything from 1 to 11, whichever is best.
-rules-bank-named = Bank: the banker names the amount (up to their balance).
-rules-bank-all_in = Bank: the banker puts up their whole balance.
+rules-bank-named = The banker names the bank — up to all their chips.
+rules-bank-all_in = All the banker's chips go into the bank.
 rules-bank_limit = The bank is at most { $limit }.
 rules-deal = First deal: { $count ->
         [one] { $count } card
        *[other] { $count } cards
     } each.
 rules-banker_up = The banker's first card is face up.
-rules-bottom = The bottom card of the deck is shown to all.
-rules-stakes-per_turn = Stakes: each player in turn stakes, then draws at once.
-rules-stakes-before_draw = Stakes: everyone stakes after the deal, then draws.
+rules-bottom = 🔻 The bottom card is shown to all and dealt last: most likely nobody gets it.
+rules-stakes-per_turn = Stakes: in turn, each player stakes, then draws at once.
+rules-stakes-before_draw = Stakes: everyone stakes after the deal, then each draws in turn.
 rules-stakes-before_deal = Stakes: everyone stakes before the deal.
-rules-cap-bank = A stake is at most the bank (staking all of it is "va-bank").
-rules-cap-shared = All stakes together are at most the bank; at least 1 each.
+rules-cap-bank = A stake is at most the bank; staking all of it is va-bank.
+rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player still to stake.
 rules-max_cards = { $count ->
         [one] At most { $count } card in a hand.
        *[other] At most { $count } cards in a hand.
     }
-rules-instant_21 = 21 wins at once; the bank pays 1:1.
-rules-golden = The golden point — two aces — wins at once too.
-rules-naturals = Natural 21: the banker takes every stake with one, a player is paid 2:1.
-rules-fine = Bust: the stake plus a fine of { $percent }% of it.
-rules-no_fine = Bust: the stake is lost.
-rules-both_bust = If the banker busts, they pay double, and players who bust too are quits with them.
-rules-dark = A dark card may be taken: nobody sees it until the showdown; a dark bust has no fine.
-rules-no_dark = No dark cards.
-rules-banker_last = The banker draws last; beat the banker to win, a tie is a push.
-rules-banker_first = The banker draws first, in secret; beat the banker to win, a tie is a push.
-rules-pass-when_broken = A broken bank passes to the player on the left.
+rules-instant_21 = ✅ 21 wins at once: the bank pays on the spot.
+rules-golden = 🏆 The golden point — two aces — wins at once too.
+rules-naturals = ✅ A natural is 21 on the first two cards. The banker's takes every stake, even from players with one; a player's is paid double at once.
+rules-fine = 💥 Bust: the stake and a fine of { $percent }% of it go to the bank.
+rules-no_fine = 💥 Bust: the stake goes to the bank.
+rules-both_bust = If the banker busts, the bank pays double to all who did not bust, and those who busted too take their stake back.
+rules-dark = 🌑 A dark card is seen by nobody until the showdown, not even you; after it you draw no more.
+rules-no_dark = No dark cards in this rule set.
+rules-banker_last = The banker draws last. More than the banker wins, less loses, equal is a push. If the banker busts, all who did not bust win.
+rules-banker_first = The banker draws first, hidden until the showdown. More than the banker wins, less loses, equal is a push.
+rules-pass-when_broken = A broken (empty) bank passes to the next player on the left.
 rules-pass-every_round = The bank passes to the player on the left every round.
 rules-pass-voluntary = After { $rounds ->
         [one] { $rounds } round
@@ -313,7 +310,7 @@ rules-pass-voluntary = After { $rounds ->
 rules-end_all_dealt = The game ends when everyone has been the banker.
 rules-order-clockwise = Turns go clockwise from the banker.
 rules-order-counterclockwise = Turns go counterclockwise from the banker.
-rules-others = Other presets: { $presets }
+rules-others = Other rule sets: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Leaderboard</b> { $period }
 # The word after /top that asks for this month's table (typed, lower case).
@@ -367,7 +364,7 @@ chart-caption = 📈 { $name }: now <b>{ $amount }</b> (started at { $start }, n
 chart-none = 📈 { $name }: no balance history in this chat yet — play a round.
 chart-failed = Couldn't draw the chart. Please try again later.
 settings-header = ⚙ <b>Chat settings</b>
-settings-preset = Rules: <b>{ $preset }</b>
+settings-preset = Rule set: <b>{ $preset }</b>
 settings-dark = Dark cards: { $value }
 settings-fine = Bust fine: { $value }%
 settings-acelow = Ace as 1 on a bust: { $value }
@@ -380,22 +377,22 @@ settings-btn-dark = Dark { $value }
 settings-btn-fine = Fine { $value }%
 settings-btn-acelow = Ace=1 { $value }
 settings-btn-timeout = ⏱ { $value } s
-settings-house = House banker (🏦 House): { $value }
-settings-btn-house = 🏦 House { $value }
+settings-house = 🏦 Banker bot: { $value }
+settings-btn-house = 🏦 Banker bot { $value }
 settings-btn-lang = 🇬🇧 English
 settings-saved = Saved ✅
 settings-invalid = Not possible: { $reason }
-house-name = 🏦 House
-turn-mention = 👉 { $mention }, your move — the buttons are on the table above.
+house-name = Banker bot
+turn-mention = 👉 { $mention }, your turn — the buttons are on the table above.
 pressed-done = ✅ Already done.
-turn-warning = ⏳ Your move: { $seconds } s left.
+turn-warning = ⏳ Your turn: { $seconds } s left.
 reply-pointer = 📬 { $name }: the answer is in your private chat with the bot.
 cooldown = ⏳ Not so often: try again in { $seconds } s.
 game-cancelled = ✖ The game was cancelled.
 game-cancelled_by = ✖ { $name } cancelled the game.
 game-ended_by = 🏁 { $name } ended the game.
 lobby-expired = ⌛ The table closed: nobody started the game in time.
-game-expired = ⌛ The game closed: nobody moved for too long.
+game-expired = ⌛ The game closed: nobody played for too long.
 private-opened = ✉ Private chat open — your cards will come here.
 lang-switched = Language: English 🇬🇧
 lang-usage = Language: /lang ru or /lang en
@@ -404,7 +401,7 @@ private_several = You sit in several games — use the buttons under your cards,
 error-internal = Something went wrong. Please try again.
 joined = You're seated ✅
 hand_in_group = Type /hand in the group where you play — the cards will come here.
-unknown_preset = No preset called { $name }. Known: { $known }
+unknown_preset = No rule set called { $name }. Known: { $known }
 
 ## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
 endgame-confirm =
@@ -417,7 +414,7 @@ endgame-not_yours = Only { $name } can confirm.
 endgame-expired = ⌛ Not confirmed — the game goes on.
 endgame-kept = ↩ { $name }: the game goes on.
 endgame-over = This game is already over.
-end-header_by = 🏁 <b>Game over</b> — ended by { $name }
+end-header_by = 🏁 { $name } ends the game
 prompt-ended_below = 🏁 The game is over — the totals are below.
 rules-running = 🎲 The rules of the running game.
 rules-chat_overrides = ⚙ With this chat's settings.
@@ -425,28 +422,31 @@ chart-axis_hours = Time (UTC) · { $days }
 chart-axis_dates = Date (UTC) · { $years }
 
 ## A way back for broke players: the seat refusal, the daily refill, its setting
-refusal-cannot_cover_stake = A seat needs at least { $minimum }; you have { $balance }.
+refusal-cannot_cover_stake = A seat needs at least { $minimum ->
+        [one] { $minimum } chip
+       *[other] { $minimum } chips
+    }; you have { $balance }.
 refusal-no_chips_wait = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Your chips are topped up to { $refill } in { $hours ->
         [0] { $minutes } min
        *[other] { $hours } h { $minutes } min
-    } — then press "{ btn-join }" or /join.
+    } — then press “{ btn-join }” or /join.
 refusal-no_chips_refill_off = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Refills are off in this chat — an admin can turn them on in /settings.
-refill-done = 💰 { $name }: +{ $amount } — chips topped up to { $balance }. A refill comes once a day, when you run out.
+refill-done = 💰 { $name }: +{ $amount } — chips topped up to { $balance }. A refill comes once a day, to whoever has run out.
 refill-toast = You're seated ✅ +{ $amount } { $amount ->
         [one] chip
        *[other] chips
     } — the daily refill.
 settings-refill = Daily chip refill: { $value }
 settings-btn-refill = 💰 Refill { $value }
-refill-balance_ready = Not enough chips to sit down (a seat needs { $minimum }): they are topped up to { $refill } as soon as you sit down — "{ btn-join }" or /join.
-refill-balance_wait = Not enough chips to sit down (a seat needs { $minimum }). The next refill to { $refill } comes in { $hours ->
+refill-balance_ready = Your chips are short of a seat, which needs { $minimum }, but sit down anyway — “{ btn-join }” or /join — and they are topped up to { $refill } at once.
+refill-balance_wait = Your chips are short of a seat, which needs { $minimum }. The next refill, to { $refill }, will come in { $hours ->
         [0] { $minutes } min
        *[other] { $hours } h { $minutes } min
     }.
 refill-balance_off = Not enough chips to sit down (a seat needs { $minimum }). Refills are off in this chat — an admin can turn them on in /settings.
 
 ## Commands, settings options and languages: the command table (bot/commands.py), private /balance
-cmd-next = next round
+cmd-next = start the next round
 cmd-cancel = close the table before the game starts
 settings-btn-preset = { $value }
 private-no_game = You are not sitting at any table now. Games are played in groups: /newgame opens a table.
@@ -459,12 +459,12 @@ balance-private_none = 💰 You have not played in any chat yet. Add the bot to 
 
 ## A table that explains itself: partial payouts, the bank's cover, the banker's chips, pauses, precise refusals
 btn-stake_uncovered = ⚠ { $label }
-btn-resume = ▶ Go on
+btn-resume = ▶ Resume
 prompt-stake_cover = ⚠ the bank is sure to pay only up to { $cover }
-prompt-paused = ⏸ Paused: nobody has played since the round began. It is { $name }'s move; go on with “{ btn-resume }” or any move.
-prompt-paused_between = ⏸ Paused: nobody played this round, so the next one will not start by itself. Go on with “{ btn-next }” or /deal.
-prompt-next_round_in = ⏱ The next round starts by itself in { $seconds } s — or now: “{ btn-next }” or /deal.
-table-banker_own = 🏦 Banker: { $name } · bank <b>{ $bank }</b> · own { $own } · total { $total }
+prompt-paused = ⏸ Paused: nobody has played since the round began. It is { $name }'s turn; press “{ btn-resume }” or play.
+prompt-paused_between = ⏸ Paused: nobody played this round, so the next one will not start by itself. Press “{ btn-next }” or /next.
+prompt-next_round_in = ⏱ The next round starts by itself in { $seconds } s — or now: “{ btn-next }” or /next.
+table-banker_own = 🏦 Banker: { $name } · bank <b>{ $bank }</b> · outside the bank { $own } · total { $total }
 pay-win_short = <b>+{ $amount }</b> of { $due }: the bank ran dry
 pay-push_dry = push: the bank is empty, nothing to pay the { $due } won
 result-balance_row_bank = { $name } — { $amount } ({ $bank } of it in the bank)
@@ -475,20 +475,20 @@ refusal-not_your_turn_name = Not your turn: { $turn_name } is playing.
 refusal-wrong_phase_at = { $phase ->
         [lobby] The game has not started: first “{ btn-start }” or /deal.
         [bank] The banker is naming the bank now — please wait.
-        [round_over] The round is over. Next: “{ btn-next }” or /deal.
-       *[other] A round is being played: this can be done only between rounds.
+        [round_over] The round is over. Next: “{ btn-next }” or /next.
+       *[other] The round is still on — this can wait until it ends.
     }
 refusal-cannot_pass_bank_banker = Only the banker can hand the bank on — that is { $banker_name } now.
-refusal-cannot_pass_bank_never = In these rules the banker does not hand the bank on at will.
+refusal-cannot_pass_bank_never = In this rule set the bank is not handed on at will.
 refusal-admins_only = Only the group's admins can do this.
-refusal-not_paused = The game is going on — waiting for a move.
+refusal-not_paused = The game is going on — waiting for a turn.
 joined_next = You're seated ✅ A round is on — you play from the next one.
 end-reason-expired = Nobody played for too long.
 end-reason-unreachable = The bot can no longer write to this chat.
 end-declined = Turned the bank down: { $names }
 end-broke = Out of chips: { $names }
-end-dealt = Have held the bank: { $names }
-settings-invalid-dark_draw = in these rules the banker draws first — dark draws are not played there
+end-dealt = Banked already: { $names }
+settings-invalid-dark_draw = in this rule set the banker draws first — dark cards are not played there
 settings-invalid-ace_low = with picture cards at 10 an ace already counts 1 or 11
 held-bank_note = ({ $bank } of it in the bank)
 # The Mini App: the live table and one's own hand on one screen (bot/webapp/).
@@ -508,7 +508,7 @@ app-offline = Connection lost — reconnecting…
 app-seconds = s
 app-not_seated = You are not at the table
 app-round = Round
-app-waiting_next = wait for the next round
+app-waiting_next = waiting for the next round
 app-players = Players
 app-dark_card = dark
 app-unauthorized = Could not check who you are. Open the table again from Telegram.
@@ -517,3 +517,38 @@ app-bad_request = That request was not understood. Reload the page.
 app-open_private = 📱 Table in the app
 app-open_group = 📱 Open the table
 refusal-group_button = This button works only in the group where the game is played.
+# Refusals that say the real reason and the way forward (bot.errors.explained), and /lang in a group.
+refusal-stake_first = Stake first: /bet { $minimum } — or more, up to { $maximum }.
+refusal-bank_first = Name the bank first: /bank and an amount from { $minimum } to { $maximum }.
+refusal-your_draw = { $kind ->
+        [bet] Your stake is in — now it's your turn: /hit for another card, /stand to stop.
+       *[other] It's your turn: /hit for another card, /stand to stop.
+    }
+refusal-round_on = { $kind ->
+        [pass] The round is still on: the bank is handed on once it ends.
+        [start] The round is still on: the next one starts once this one ends.
+        [next] The round is still on: the next one starts once this one ends.
+       *[other] The round is still on: { $turn_name } is playing.
+    }
+refusal-bank_by_banker = The banker names the bank: { $banker_name }.
+refusal-bank_all_in = In this rule set nobody names the bank: the banker puts up all their chips.
+refusal-bank_named = The bank is already set: { $bank } in it.
+refusal-banker_no_stake = The banker doesn't stake — the bank plays against every stake.
+refusal-banker_no_dark = The banker doesn't draw dark: /hit for another card, /stand to stop.
+refusal-leaving_already = You're leaving already — as soon as the round ends.
+refusal-cancel_started = The game has started, and /cancel works only before the first deal. To end the game: /endgame.
+refusal-cancel_creator = Only whoever opened the table ({ $creator_name }) or a group admin can close it.
+refusal-lang_group_admins = Only admins change the group's language. Your own: /lang ru or /lang en in the private chat with the bot.
+lang-group_switched = Group language: English 🇬🇧
+help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go round from the banker's left: whose turn it is shows on the table (👉), and the buttons come to the private chat.
+help-rules = 📜 The rules, for newcomers: /rules
+help-section-table = 🪑 <b>The table</b>
+help-section-turn = 🃏 <b>Your turn</b>
+help-section-chips = 💰 <b>Chips and the deck check</b>
+help-section-other = ⚙ <b>Everything else</b>
+rules-goal = 🎯 The goal: more than the banker, but not over 21. Over 21 is a bust.
+rules-bank_pays = 🏦 The bank is the banker's chips. Win and the bank pays you your stake; lose and your stake goes to the bank.
+rules-draw = Your turn: “{ btn-hit }” (one more card) or “{ btn-stand }” (no more); you may stand at any time.
+rules-dark_fine = A dark bust has no fine.
+refusal-no_dark = In this rule set nobody draws dark.
+chart-unavailable = 📈 Charts are not drawn here: the bot's charting library (matplotlib) is not installed. For the bot's owner: pip install 'ochko-bot[chart]'.

@@ -3,7 +3,7 @@ more = … и ещё { $count }
 on = вкл
 off = выкл
 preset-classic36-name = Классика, 36 карт
-preset-home36-name = Домашнее, 36 карт
+preset-home36-name = По-домашнему, 36 карт
 preset-big54-name = Большая колода, 54 карты
 preset-twodecks104-name = Две колоды, 104 карты
 preset-classic36-summary =
@@ -15,7 +15,7 @@ preset-home36-summary =
     Сначала все ставят (вместе не больше банка), потом берут карты; очко платится сразу.
     Перебор стоит ставки и штрафа; можно брать втёмную.
 preset-big54-summary =
-    Как домашнее, но колода 54 карты: двойки–тузы и два джокера.
+    Как по-домашнему, но колода 54 карты: двойки–тузы и два джокера.
     Джокер — любая карта от 1 до 11, как выгоднее.
     Перебор стоит ставки и штрафа; можно брать втёмную.
 preset-twodecks104-summary =
@@ -23,17 +23,17 @@ preset-twodecks104-summary =
     Очко с раздачи: банкир забирает все ставки, игроку платят вдвое.
     Банкир добирает первым; банк переходит каждый раунд.
 lobby-header = 🃏 <b>Очко</b> — собираем стол
-lobby-preset = Правила: <b>{ $preset }</b>
+lobby-preset = Вариант: <b>{ $preset }</b>
 lobby-players = Игроки ({ $count } из { $maximum }):
-lobby-empty = Пока никого — жмите «Сесть за стол».
+lobby-empty = Пока никого — жмите «{ btn-join }».
 lobby-creator = создатель стола
-lobby-private_hint = ✉ — карты приходят в личку. Остальным: откройте чат с ботом, а пока смотрите карты кнопкой «👁 Мои карты».
+lobby-private_hint = ✉ — карты приходят в личку. Остальным: напишите боту в личку, а пока смотрите карты кнопкой «{ btn-peek }».
 lobby-need_more = { $count ->
         [one] Для начала нужен ещё { $count } игрок.
         [few] Для начала нужно ещё { $count } игрока.
        *[many] Для начала нужно ещё { $count } игроков.
     }
-lobby-ready = Можно начинать: «▶ Начать» или /deal.
+lobby-ready = Можно начинать: «{ btn-start }» или /deal.
 lobby-full = Мест больше нет.
 btn-join = 🪑 Сесть за стол
 btn-leave = 🚪 Выйти
@@ -89,7 +89,7 @@ prompt-bank = 👉 { $name }: назначьте банк от 1 до { $maximum
 prompt-stake = 👉 { $name }: ставка от { $minimum } до { $maximum }
 prompt-draw = 👉 { $name }: ещё или хватит?
 prompt-banker = 👉 Банкир { $name }: ещё или хватит?
-prompt-round_over = Раунд окончен. Дальше — «▶ Следующий раунд» или /deal.
+prompt-round_over = Раунд окончен. Дальше — «{ btn-next }» или /next.
 prompt-ended = 🏁 Игра окончена.
 result-header = 🏁 <b>Раунд { $round }: вскрываемся</b>
 result-banker = 🏦 Банкир { $name }: { $cards } — <b>{ $total }</b>
@@ -108,15 +108,12 @@ result-banker_net = Банкир за раунд: { $amount }
 result-bank = 🏦 В банке: <b>{ $bank }</b>
 result-balances = 💰 Балансы:
 result-balance_row = { $name } — { $amount }
-table-commitment = 🔒 Колода: { $prefix }…
-result-deck =
-    🔓 Колода{ $n }: <code>{ $commitment }</code>
-    Соль: <code>{ $salt }</code>
-result-verify_hint = Проверить колоду: /verify { $round }
+table-commitment = 🔒 Хеш колоды: { $prefix }…
+result-verify_hint = 🔓 Колода раскрыта — проверить: /verify { $round }
 verify-header = 🔐 <b>Проверка колоды — раунд { $round }</b>
 verify-shuffle = Колода { $n }
 verify-recycled = Колода { $n } (перетасован сброс)
-verify-commitment = Хэш: <code>{ $value }</code>
+verify-commitment = Хеш: <code>{ $value }</code>
 verify-salt = Соль: <code>{ $value }</code>
 verify-order = Порядок: { $value }
 verify-dealt = { $count ->
@@ -124,13 +121,13 @@ verify-dealt = { $count ->
         [few] Роздано { $count } карты
        *[many] Роздано { $count } карт
     }: { $value }
-verify-hash_ok = хэш совпадает ✅
-verify-hash_bad = хэш НЕ совпадает ❌
+verify-hash_ok = хеш совпадает ✅
+verify-hash_bad = хеш НЕ совпадает ❌
 verify-deal_ok = карты шли по порядку ✅
 verify-deal_bad = карты шли НЕ по порядку ❌
 verify-ok = Итог: ✅ колода честная
 verify-bad = Итог: ❌ проверка не прошла
-verify-how = Проверить самому: SHA-256 строки «ochko-v1|соль|порядок» должен совпасть с хэшем, показанным до раздачи; порядок — коды карт латиницей через пробел: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 или X2.
+verify-how = Как проверить без бота: хеш SHA-256 строки «ochko-v1|соль|порядок» должен совпасть с хешем, показанным до раздачи; порядок — коды карт латиницей через пробел: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 или X2.
 verify-not_revealed = 🔒 Колода раунда { $round } раскрывается после вскрытия карт.
 verify-no_round = Раунда { $round } в этой игре не было. { $played ->
         [0] Ещё не сыграно ни одного раунда.
@@ -139,7 +136,7 @@ verify-no_round = Раунда { $round } в этой игре не было. { 
        *[many] Пока сыграно { $played } раундов.
     }
 verify-none_yet = 🔒 Ни один раунд ещё не вскрыт: колода раскрывается после вскрытия карт.
-verify-legacy = Раунд { $round } сдан ещё до того, как бот начал публиковать хэш колоды.
+verify-legacy = Раунд { $round } сдан ещё до того, как бот начал показывать хеш колоды.
 verify-no_game = Нет игры, колоду которой можно проверить.
 cmd-verify = проверить колоду раунда: /verify [раунд]
 end-header = 🏁 <b>Игра окончена</b>
@@ -181,7 +178,7 @@ news-bank_passed = 🔁 Банк переходит: { $name }
 news-bank_declined = 🙅 { $old } не банкует — банк переходит: { $name }
 news-bank_nobody = 🔁 Банк передать некому
 news-banker_lot = 🎲 По жребию банкует { $name }
-news-bank_set = 🏦 { $name } ставит в банк { $amount }
+news-bank_set = 🏦 { $name } назначает банк: { $amount }
 news-joined = 🪑 { $name } садится за стол
 news-left = 🚪 { $name } выходит из-за стола
 news-leave_scheduled = 🚪 { $name } выйдет после раунда
@@ -206,7 +203,7 @@ refusal-too_many_cards = { $maximum ->
        *[many] Больше { $maximum } карт в руке не бывает.
     }
 refusal-deck_exhausted = Карты в колоде кончились.
-refusal-option_disabled = В этих правилах так не играют.
+refusal-option_disabled = В этом варианте так не играют.
 refusal-cannot_pass_bank = Сейчас банк передать нельзя.
 refusal-cannot_pass_bank_rounds = Банк можно передать после { $rounds ->
         [one] { $rounds } раунда
@@ -214,7 +211,7 @@ refusal-cannot_pass_bank_rounds = Банк можно передать посл�
        *[many] { $rounds } раундов
     } — пока сыграно { $played } из { $rounds }.
 refusal-game_over = Игра уже окончена.
-refusal-not_seated = Вы не за столом.
+refusal-not_seated = Вы не за столом. Сесть — /join.
 refusal-already_seated = Вы уже за столом.
 refusal-table_full = Стол полон: { $seats ->
         [1] единственное место занято.
@@ -227,7 +224,7 @@ refusal-not_enough_players = { $minimum ->
         [few] Нужно хотя бы { $minimum } игрока с фишками.
        *[many] Нужно хотя бы { $minimum } игроков с фишками.
     }
-refusal-invalid_variant = Такие правила не сочетаются.
+refusal-invalid_variant = Эти настройки друг с другом не сочетаются.
 refusal-illegal_action = Так сейчас нельзя.
 refusal-stale_button = Эта кнопка устарела — смотрите свежий стол.
 refusal-foreign_game = Эта кнопка от другой игры.
@@ -242,21 +239,21 @@ refusal-user_game_limit = { $limit ->
         [few] Вы уже играете за { $limit } столами — больше нельзя.
        *[many] Вы уже играете за { $limit } столами — больше нельзя.
     }
-refusal-house_busy = Дом уже держит банк за другим столом этого чата — доиграйте там или выключите дом.
+refusal-house_busy = Банкир-бот уже держит банк за другим столом этого чата — доиграйте там или выключите банкира-бота в /settings.
 refusal-seated_in_chat = Вы уже сидите за другим столом в этом чате — сначала доиграйте там.
 refusal-slow_down = Не так быстро 🙂
 refusal-generic = Так нельзя.
 help-header_group = 🃏 <b>Очко</b> — карточная игра «21» для всей группы.
-help-header_private = 🃏 <b>Очко</b>: добавьте бота в группу и начните игру /newgame. Сюда будут приходить ваши карты.
+help-header_private = 🃏 <b>Очко</b> — карточная игра «21»: добавьте бота в группу и играйте там. Сюда, в личку, будут приходить ваши карты.
 help-footer = Ходить можно кнопками или командами. Ваши карты видите только вы.
-cmd-newgame = открыть стол [правила]
+cmd-newgame = открыть стол [вариант]
 cmd-join = сесть за стол
 cmd-leave = выйти из-за стола
-cmd-deal = начать игру / следующий раунд
+cmd-deal = начать игру, когда все сели
 cmd-bank = назначить банк: /bank 100
 cmd-bet = поставить: /bet 50
-cmd-hit = ещё карту
-cmd-stand = хватит
+cmd-hit = взять ещё карту
+cmd-stand = хватит: больше карт не брать
 cmd-dark = взять карту втёмную
 cmd-passbank = передать банк или отказаться от него
 cmd-table = показать стол заново
@@ -267,13 +264,13 @@ cmd-balance = мой баланс
 cmd-top = лучшие игроки чата
 cmd-stats = моя статистика
 cmd-chart = график моего баланса (ответом — чужого)
-cmd-rules = правила [набор]
+cmd-rules = правила игры [вариант]
 cmd-settings = настройки чата (админы)
 cmd-lang = язык: /lang ru или /lang en
 cmd-help = эта справка
 cmd-start = начать общение с ботом
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
-rules-unknown = Нет таких правил. Есть: { $presets }
+rules-unknown = Нет такого варианта. Есть: { $presets }
 rules-seats = За столом от { $minimum } до { $maximum ->
         [one] { $maximum } игрока
         [few] { $maximum } игроков
@@ -286,8 +283,8 @@ rules-values-russian = Очки: валет 2, дама 3, король 4, ту�
 rules-values-western = Очки: картинки по 10, туз 1 или 11 — как выгоднее, остальные по номиналу.
 rules-ace_low = При переборе туз считается за 1.
 rules-jokers = Джокер (★) — любое значение от 1 до 11, как выгоднее.
-rules-bank-named = Банк: банкир сам называет сумму (не больше своего баланса).
-rules-bank-all_in = Банк: банкир ставит всё, что у него есть.
+rules-bank-named = Банк назначает банкир — не больше своих фишек.
+rules-bank-all_in = В банк идут все фишки банкира.
 rules-bank_limit = Банк не больше { $limit }.
 rules-deal = Раздача: каждому по { $count ->
         [one] { $count } карте
@@ -295,28 +292,28 @@ rules-deal = Раздача: каждому по { $count ->
        *[many] { $count } карт
     }.
 rules-banker_up = Первая карта банкира лежит открыто.
-rules-bottom = Нижняя карта колоды видна всем.
-rules-stakes-per_turn = Ставки: каждый по очереди ставит и сразу берёт карты.
-rules-stakes-before_draw = Ставки: все ставят после раздачи, потом берут карты.
+rules-bottom = 🔻 Нижняя карта открыта всем и сдаётся последней: скорее всего, её никто не получит.
+rules-stakes-per_turn = Ставки: по очереди — каждый ставит и сразу берёт карты.
+rules-stakes-before_draw = Ставки: после раздачи ставят все, потом по очереди берут карты.
 rules-stakes-before_deal = Ставки: все ставят до раздачи.
-rules-cap-bank = Ставка — не больше банка (на весь банк — ва-банк).
-rules-cap-shared = Все ставки вместе — не больше банка; каждому хотя бы 1.
+rules-cap-bank = Ставка — не больше банка; на весь банк — ва-банк.
+rules-cap-shared = Все ставки вместе — не больше банка; каждому следующему остаётся хотя бы 1.
 rules-max_cards = { $count ->
         [one] В руке не больше { $count } карты.
         [few] В руке не больше { $count } карт.
        *[many] В руке не больше { $count } карт.
     }
-rules-instant_21 = Очко (21) выигрывает сразу, банк платит 1:1.
-rules-golden = Золотое очко — два туза — тоже выигрывает сразу.
-rules-naturals = Очко с раздачи: банкир забирает все ставки, игроку платят 2:1.
-rules-fine = Перебор: ставка и штраф { $percent }% ставки.
-rules-no_fine = Перебор: теряется ставка.
-rules-both_bust = Если банкир перебрал, он платит вдвое, а с перебравшими игроками — квиты.
-rules-dark = Можно взять карту втёмную: её никто не видит до вскрытия; перебор втёмную — без штрафа.
-rules-no_dark = Втёмную не играют.
-rules-banker_last = Банкир берёт карты последним; больше, чем у банкира, — выигрыш, поровну — при своих.
-rules-banker_first = Банкир берёт карты первым, втайне; больше, чем у банкира, — выигрыш, поровну — при своих.
-rules-pass-when_broken = Сорванный банк переходит к следующему игроку слева.
+rules-instant_21 = ✅ Очко (21) — выигрыш сразу, банк тут же платит.
+rules-golden = 🏆 Золотое очко — два туза — тоже выигрыш сразу.
+rules-naturals = ✅ Очко с раздачи (21 с двух карт): у банкира — он забирает все ставки, даже у игроков с очком; у игрока — банк сразу платит ему вдвое.
+rules-fine = 💥 Перебор: в банк уходят ставка и штраф { $percent }% ставки.
+rules-no_fine = 💥 Перебор: ставка уходит в банк.
+rules-both_bust = Перебрал банкир — кто не перебрал, получает от банка вдвое, а кто тоже перебрал, забирает ставку назад.
+rules-dark = 🌑 Втёмную — карта, которую до вскрытия не видит никто, даже вы; после неё карт больше не берут.
+rules-no_dark = Втёмную в этом варианте не играют.
+rules-banker_last = Банкир берёт карты последним. Больше, чем у него, — выигрыш, меньше — проигрыш, поровну — при своих. Перебрал банкир — выиграли все, кто не перебрал.
+rules-banker_first = Банкир берёт карты первым, втайне до вскрытия. Больше, чем у него, — выигрыш, меньше — проигрыш, поровну — при своих.
+rules-pass-when_broken = Сорванный банк (пустой) переходит к следующему слева.
 rules-pass-every_round = Банк каждый раунд переходит к следующему игроку слева.
 rules-pass-voluntary = Через { $rounds ->
         [one] { $rounds } раунд
@@ -326,7 +323,7 @@ rules-pass-voluntary = Через { $rounds ->
 rules-end_all_dealt = Игра кончается, когда все побывали банкирами.
 rules-order-clockwise = Ходят по кругу от банкира, по часовой.
 rules-order-counterclockwise = Ходят по кругу от банкира, против часовой.
-rules-others = Другие правила: { $presets }
+rules-others = Другие варианты: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Лучшие игроки</b> { $period }
 # The word after /top that asks for this month's table (typed, lower case).
@@ -364,7 +361,11 @@ stats-rounds = { $rounds ->
         [one] { $losses } поражение
         [few] { $losses } поражения
        *[many] { $losses } поражений
-    }, { $pushes } при своих
+    }, { $pushes ->
+        [one] { $pushes } раз при своих
+        [few] { $pushes } раза при своих
+       *[many] { $pushes } раз при своих
+    }
 stats-special = Очко — { $twentyones ->
         [one] { $twentyones } раз
         [few] { $twentyones } раза
@@ -386,7 +387,7 @@ chart-caption = 📈 { $name }: сейчас <b>{ $amount }</b> (в начале
 chart-none = 📈 { $name }: в этом чате ещё нет истории баланса — сыграйте раунд.
 chart-failed = Не получилось нарисовать график. Попробуйте позже.
 settings-header = ⚙ <b>Настройки чата</b>
-settings-preset = Правила: <b>{ $preset }</b>
+settings-preset = Вариант: <b>{ $preset }</b>
 settings-dark = Втёмную: { $value }
 settings-fine = Штраф за перебор: { $value }%
 settings-acelow = Туз за 1 при переборе: { $value }
@@ -399,23 +400,23 @@ settings-btn-dark = Втёмную { $value }
 settings-btn-fine = Штраф { $value }%
 settings-btn-acelow = Туз=1 { $value }
 settings-btn-timeout = ⏱ { $value } с
-settings-house = Банкир-бот (🏦 Дом): { $value }
-settings-btn-house = 🏦 Дом { $value }
+settings-house = 🏦 Банкир-бот: { $value }
+settings-btn-house = 🏦 Банкир-бот { $value }
 settings-btn-lang = 🇷🇺 Русский
 settings-saved = Сохранено ✅
 settings-invalid = Так нельзя: { $reason }
-house-name = 🏦 Дом
+house-name = Банкир-бот
 turn-mention = 👉 { $mention }, ваш ход — кнопки на столе выше.
 pressed-done = ✅ Уже принято.
 turn-warning = ⏳ Ваш ход: осталось { $seconds } с.
-reply-pointer = 📬 { $name }: ответ — в личных сообщениях с ботом.
+reply-pointer = 📬 { $name }: ответ — в личке с ботом.
 cooldown = ⏳ Не так часто: повторите через { $seconds } с.
 game-cancelled = ✖ Игра отменена.
 game-cancelled_by = ✖ { $name } отменяет игру.
 game-ended_by = 🏁 { $name } завершает игру.
 lobby-expired = ⌛ Стол закрыт: никто не начал игру вовремя.
 game-expired = ⌛ Игра закрыта: слишком долго никто не ходил.
-private-opened = ✉ Личный чат открыт — ваши карты будут приходить сюда.
+private-opened = ✉ Личка с ботом открыта — ваши карты будут приходить сюда.
 lang-switched = Язык: русский 🇷🇺
 lang-usage = Язык: /lang ru или /lang en
 group_only = Эта команда работает в группе.
@@ -423,7 +424,7 @@ private_several = Вы сидите в нескольких играх — хо�
 error-internal = Что-то пошло не так. Попробуйте ещё раз.
 joined = Вы за столом ✅
 hand_in_group = Наберите /hand в группе, где идёт игра, — карты придут сюда.
-unknown_preset = Нет правил { $name }. Есть: { $known }
+unknown_preset = Нет варианта { $name }. Есть: { $known }
 
 ## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
 endgame-confirm =
@@ -436,7 +437,7 @@ endgame-not_yours = Подтвердить может только { $name }.
 endgame-expired = ⌛ Завершение не подтверждено — игра продолжается.
 endgame-kept = ↩ { $name }: игра продолжается.
 endgame-over = Эта игра уже окончена.
-end-header_by = 🏁 { $name } — <b>игра окончена</b>
+end-header_by = 🏁 { $name } завершает игру
 prompt-ended_below = 🏁 Игра окончена — итоги ниже.
 rules-running = 🎲 Правила идущей игры.
 rules-chat_overrides = ⚙ С настройками этого чата.
@@ -444,7 +445,11 @@ chart-axis_hours = Время (UTC) · { $days }
 chart-axis_dates = Дата (UTC) · { $years }
 
 ## A way back for broke players: the seat refusal, the daily refill, its setting
-refusal-cannot_cover_stake = Чтобы сесть, нужно хотя бы { $minimum } — есть { $balance }.
+refusal-cannot_cover_stake = Чтобы сесть, { $minimum ->
+        [one] нужна хотя бы { $minimum } фишка
+        [few] нужно хотя бы { $minimum } фишки
+       *[many] нужно хотя бы { $minimum } фишек
+    } — у вас { $balance }.
 refusal-no_chips_wait = Не хватает фишек, чтобы сесть: есть { $balance }, нужно хотя бы { $minimum }. Фишки пополнятся до { $refill } через { $hours ->
         [0] { $minutes } мин
        *[other] { $hours } ч { $minutes } мин
@@ -458,7 +463,7 @@ refill-toast = Вы за столом ✅ +{ $amount } { $amount ->
     } — пополнение раз в сутки.
 settings-refill = Пополнение фишек раз в сутки: { $value }
 settings-btn-refill = 💰 Пополнение { $value }
-refill-balance_ready = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }): они пополнятся до { $refill }, как только вы сядете — «{ btn-join }» или /join.
+refill-balance_ready = Фишек мало: чтобы сесть, нужно хотя бы { $minimum }. Садитесь — «{ btn-join }» или /join, — и бот сразу пополнит их до { $refill }.
 refill-balance_wait = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }). Пополнение до { $refill } — через { $hours ->
         [0] { $minutes } мин
        *[other] { $hours } ч { $minutes } мин
@@ -466,12 +471,12 @@ refill-balance_wait = Фишек не хватает, чтобы сесть (н�
 refill-balance_off = Фишек не хватает, чтобы сесть (нужно хотя бы { $minimum }). Пополнение фишек в этом чате выключено — админ может включить его в /settings.
 
 ## Commands, settings options and languages: the command table (bot/commands.py), private /balance
-cmd-next = следующий раунд
+cmd-next = начать следующий раунд
 cmd-cancel = закрыть стол до начала игры
 settings-btn-preset = { $value }
 private-no_game = Вы сейчас не сидите ни за одним столом. Игра идёт в группе: /newgame — открыть стол.
 private-unknown_command = Такой команды нет. Все команды: /help
-private_only = Эта команда работает в личном чате с ботом.
+private_only = Эта команда работает в личке с ботом.
 balance-private_header = 💰 <b>Ваши фишки</b> (в каждом чате свои):
 balance-private_line = • { $chat }: <b>{ $amount }</b>
 balance-private_line_untitled = • недоступный чат: <b>{ $amount }</b>
@@ -482,9 +487,9 @@ btn-stake_uncovered = ⚠ { $label }
 btn-resume = ▶ Продолжить
 prompt-stake_cover = ⚠ банк гарантирует выплату только до { $cover }
 prompt-paused = ⏸ Пауза: с начала раунда никто не ходил. Ход — { $name }; продолжить — «{ btn-resume }» или любой ход.
-prompt-paused_between = ⏸ Пауза: в этом раунде никто не ходил, поэтому новый не начнётся сам. Продолжить — «{ btn-next }» или /deal.
-prompt-next_round_in = ⏱ Следующий раунд начнётся сам через { $seconds } с — или сразу: «{ btn-next }» или /deal.
-table-banker_own = 🏦 Банкир: { $name } · в банке <b>{ $bank }</b> · свои { $own } · всего { $total }
+prompt-paused_between = ⏸ Пауза: в этом раунде никто не ходил, поэтому новый не начнётся сам. Продолжить — «{ btn-next }» или /next.
+prompt-next_round_in = ⏱ Следующий раунд начнётся сам через { $seconds } с — или сразу: «{ btn-next }» или /next.
+table-banker_own = 🏦 Банкир: { $name } · в банке <b>{ $bank }</b> · вне банка { $own } · всего { $total }
 pay-win_short = <b>+{ $amount }</b> из { $due }: банк кончился
 pay-push_dry = при своих: банк пуст, выигрыш { $due } платить нечем
 result-balance_row_bank = { $name } — { $amount } (из них в банке { $bank })
@@ -495,11 +500,11 @@ refusal-not_your_turn_name = Сейчас не ваш ход: ходит { $turn
 refusal-wrong_phase_at = { $phase ->
         [lobby] Игра ещё не началась: сначала «{ btn-start }» или /deal.
         [bank] Сейчас банкир назначает банк — подождите.
-        [round_over] Раунд окончен. Дальше — «{ btn-next }» или /deal.
-       *[other] Раунд уже идёт: это можно только между раундами.
+        [round_over] Раунд окончен. Дальше — «{ btn-next }» или /next.
+       *[other] Раунд ещё идёт — это можно, когда он закончится.
     }
 refusal-cannot_pass_bank_banker = Передать банк может только банкир — сейчас это { $banker_name }.
-refusal-cannot_pass_bank_never = В этих правилах банкир не передаёт банк по желанию.
+refusal-cannot_pass_bank_never = В этом варианте банк по желанию не передают.
 refusal-admins_only = Это могут только админы группы.
 refusal-not_paused = Игра и так идёт — ждём хода.
 joined_next = Вы за столом ✅ Раунд уже идёт — играете со следующего.
@@ -508,7 +513,7 @@ end-reason-unreachable = Бот больше не может писать в э�
 end-declined = Отказались от банка: { $names }
 end-broke = Без фишек: { $names }
 end-dealt = Банк уже держали: { $names }
-settings-invalid-dark_draw = в этих правилах банкир берёт карты первым — втёмную там не играют
+settings-invalid-dark_draw = в этом варианте банкир берёт карты первым — втёмную там не играют
 settings-invalid-ace_low = с очками «картинки по 10» туз и так считается за 1 или 11
 held-bank_note = (из них в банке { $bank })
 # The Mini App: the live table and one's own hand on one screen (bot/webapp/).
@@ -533,7 +538,42 @@ app-players = Игроки
 app-dark_card = втёмную
 app-unauthorized = Не удалось проверить, кто вы. Откройте стол заново из Telegram.
 app-not_member = Этот стол видят только участники группы.
-app-bad_request = Не понял запрос. Обновите страницу.
+app-bad_request = Запрос не распознан. Обновите страницу.
 app-open_private = 📱 Стол в приложении
 app-open_group = 📱 Открыть стол
 refusal-group_button = Эта кнопка работает только в группе, где идёт игра.
+# Refusals that say the real reason and the way forward (bot.errors.explained), and /lang in a group.
+refusal-stake_first = Сначала ставка: /bet { $minimum } — или больше, до { $maximum }.
+refusal-bank_first = Сначала назначьте банк: /bank и сумма от { $minimum } до { $maximum }.
+refusal-your_draw = { $kind ->
+        [bet] Ставка уже сделана — теперь ваш ход: /hit — ещё карту, /stand — хватит.
+       *[other] Сейчас ваш ход: /hit — ещё карту, /stand — хватит.
+    }
+refusal-round_on = { $kind ->
+        [pass] Раунд ещё идёт: банк передают, когда он закончится.
+        [start] Раунд ещё идёт: следующий начнётся, когда этот закончится.
+        [next] Раунд ещё идёт: следующий начнётся, когда этот закончится.
+       *[other] Раунд ещё идёт: сейчас ходит { $turn_name }.
+    }
+refusal-bank_by_banker = Банк назначает банкир: { $banker_name }.
+refusal-bank_all_in = В этом варианте банк не называют: банкир ставит все свои фишки.
+refusal-bank_named = Банк уже назначен: в банке { $bank }.
+refusal-banker_no_stake = Банкир не ставит — он держит банк против всех ставок.
+refusal-banker_no_dark = Банкир втёмную не берёт: /hit — ещё карту, /stand — хватит.
+refusal-leaving_already = Вы и так выходите — как только закончится раунд.
+refusal-cancel_started = Игра уже началась, а /cancel — только до первой раздачи. Закончить игру: /endgame.
+refusal-cancel_creator = Закрыть стол может тот, кто его открыл ({ $creator_name }), или админ группы.
+refusal-lang_group_admins = Язык группы меняют админы. Свой язык — /lang ru или /lang en в личке с ботом.
+lang-group_switched = Язык группы: русский 🇷🇺
+help-start = Как начать: /newgame → «{ btn-join }» → «{ btn-start }». Банкира выберет жребий, дальше ходят по кругу слева от него: чей ход, видно на столе (👉), а кнопки приходят в личку.
+help-rules = 📜 Правила для новичков: /rules
+help-section-table = 🪑 <b>Стол</b>
+help-section-turn = 🃏 <b>Ваш ход</b>
+help-section-chips = 💰 <b>Фишки и проверка колоды</b>
+help-section-other = ⚙ <b>Прочее</b>
+rules-goal = 🎯 Цель — набрать больше, чем у банкира, но не больше 21. Больше 21 — перебор.
+rules-bank_pays = 🏦 Банк — фишки банкира. Выиграли — банк платит вам вашу ставку, проиграли — ставка уходит в банк.
+rules-draw = Ваш ход: «{ btn-hit }» или «{ btn-stand }»; остановиться можно в любой момент.
+rules-dark_fine = Перебор втёмную — без штрафа.
+refusal-no_dark = В этом варианте втёмную не играют.
+chart-unavailable = 📈 Графики здесь не рисуются: у бота не установлена библиотека для них (matplotlib). Владельцу бота: pip install 'ochko-bot[chart]'.
