@@ -227,8 +227,8 @@ refusal-bad_amount = The amount must be a whole number from { $minimum } to { $m
 refusal-bad_amount_plain = A positive whole number is needed.
 refusal-game_exists = A game is already on in this chat: /table
 refusal-user_game_limit = { $limit ->
-        [one] You already play at { $limit } table — that's the limit.
-       *[other] You already play at { $limit } tables — that's the limit.
+        [one] You're already playing at { $limit } table — that's the limit.
+       *[other] You're already playing at { $limit } tables — that's the limit.
     }
 refusal-house_busy = The banker bot already banks at another table in this chat — finish that game or turn the banker bot off in /settings.
 refusal-seated_in_chat = You already sit at another table in this chat — finish that game first.
@@ -426,7 +426,7 @@ refusal-cannot_cover_stake = A seat needs at least { $minimum ->
         [one] { $minimum } chip
        *[other] { $minimum } chips
     }; you have { $balance }.
-refusal-no_chips_wait = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Your chips are topped up to { $refill } in { $hours ->
+refusal-no_chips_wait = Not enough chips to sit down: you have { $balance }, a seat needs { $minimum }. Your chips will be topped up to { $refill } in { $hours ->
         [0] { $minutes } min
        *[other] { $hours } h { $minutes } min
     } — then press “{ btn-join }” or /join.
@@ -438,8 +438,8 @@ refill-toast = You're seated ✅ +{ $amount } { $amount ->
     } — the daily refill.
 settings-refill = Daily chip refill: { $value }
 settings-btn-refill = 💰 Refill { $value }
-refill-balance_ready = Your chips are short of a seat, which needs { $minimum }, but sit down anyway — “{ btn-join }” or /join — and they are topped up to { $refill } at once.
-refill-balance_wait = Your chips are short of a seat, which needs { $minimum }. The next refill, to { $refill }, will come in { $hours ->
+refill-balance_ready = Not enough chips for a seat (it needs { $minimum }) — sit down anyway, “{ btn-join }” or /join, and they'll be topped up to { $refill } at once.
+refill-balance_wait = Not enough chips for a seat (it needs { $minimum }). The next refill, to { $refill }, comes in { $hours ->
         [0] { $minutes } min
        *[other] { $hours } h { $minutes } min
     }.
