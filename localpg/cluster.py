@@ -7,7 +7,8 @@ session ends (atexit; a session killed outright leaves it to the next one to rem
     cluster.drop_database(url)
 
 Standard library only (the admin statements go through psql), so any test package can use it, and
-`python3 -m localpg.cluster` can tell .ci/run whether the server binaries are installed.
+`python3 -m localpg.cluster` tells whether the server binaries are installed (`python3 -m tests`
+installs them when it may: tests/system_packages.py).
 """
 
 from __future__ import annotations
@@ -327,7 +328,7 @@ def _reap_abandoned(bindir: Path, run_as: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    # .ci/run asks this (exit status 1: no server binaries) before the suite runs.
+    # Whether the server binaries are installed (exit status 1: they are not).
     found = find_bindir()
     print(found if found else INSTALL_HINT, file=sys.stdout if found else sys.stderr)
     sys.exit(0 if found else 1)

@@ -3,7 +3,7 @@ person's page opened as a Telegram client opens it (the launch parameters in the
 the API answers each page received, kept to check what left the server.
 
 `OCHKO_TEST_BROWSER=0` skips the browser tests; otherwise a missing browser fails them with the
-package to install (.ci/run installs it).
+package to install (`python3 -m tests` installs it when it may: tests/system_packages.py).
 """
 
 from __future__ import annotations
@@ -74,10 +74,12 @@ class Browser:
                     return
 
         page.on("response", keep)
-        page.on(
-            "console",
-            lambda message: message.type == "error" and opened.console_errors.append(message.text),
-        )
+
+        def console(message: Any) -> None:
+            if message.type == "error":
+                opened.console_errors.append(message.text)
+
+        page.on("console", console)
         page.on("pageerror", lambda error: opened.console_errors.append(str(error)))
         await page.goto(url)
         self.pages.append(opened)
