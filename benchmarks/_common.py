@@ -512,12 +512,13 @@ async def first_poll(
     raise TimeoutError("the bot never polled")
 
 
-async def stop_bot(process: Any) -> None:
+async def stop_bot(process: Any, stop_signal: int | None = None) -> None:
+    """Stops the bot (SIGINT unless ``stop_signal`` says otherwise); killed after 10 s."""
     import asyncio
     import signal
 
     if process.poll() is None:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGINT if stop_signal is None else stop_signal)
         for _ in range(200):
             if process.poll() is not None:
                 break

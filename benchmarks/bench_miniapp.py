@@ -57,6 +57,7 @@ from benchmarks._common import (
     machine_cpu_seconds,
     memory_kb,
     percentile,
+    stop_bot,
     watch_polls,
 )
 from localbotapi import BotApiServer
@@ -327,19 +328,6 @@ async def measured(bench: Bench, pid: int) -> Measured:
     return Measured(drive, bot, harness, others, time.monotonic() - before[3])
 
 
-async def stop(process: Any) -> None:
-    """SIGTERM, as a service manager stops the bot; killed if it has not exited in 10 s."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        for _ in range(200):
-            if process.poll() is not None:
-                break
-            await asyncio.sleep(0.05)
-        else:
-            process.kill()
-    process.wait()
-
-
 async def run(args: argparse.Namespace) -> str:
     server = BotApiServer(flood_limits=False)
     await server.start()
@@ -399,7 +387,7 @@ async def run(args: argparse.Namespace) -> str:
             await bench.close_pages()
             await bench.session.close()
             if process is not None:
-                await stop(process)
+                await stop_bot(process, signal.SIGTERM)  # as a service manager stops it
             await server.stop()
     return report(args, bench.pages, setup, rss_before, rss_open, with_pages, without, page_errors)
 

@@ -18,7 +18,8 @@ never asks Telegram for an edit that changes nothing. A player's turn clock star
 message naming them as the one to act has been delivered (`GameService.start_clocks`).
 
 When replicas share the database, a chat is shown only by the holder of its lease
-(:mod:`bot.replicas`); the others drop what they knew of its games.
+(:mod:`bot.replicas`); the others drop what they knew of its games. Its followers (the Mini
+App's pages, :class:`~bot.game_state.Follower`) are handed every version, whoever shows the chat.
 
 `Delivery` is one long class on purpose: what a chat shows next depends on all of its records
 at once (tables, hands, results, mentions, clocks, digests); split, one decision would spread
@@ -34,14 +35,14 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from cachetools import LRUCache
 from telegram import Bot, Message, ReplyParameters
 from telegram.error import TelegramError
 
 from bot import render
-from bot.game_state import View, ViewCache, meta_of
+from bot.game_state import Follower, View, ViewCache, meta_of
 from bot.house import HOUSE_ID
 from bot.lanes import Lanes, Limiter, Priority, Step
 from bot.languages import personal
@@ -65,14 +66,6 @@ WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminde
 ChatLost = Callable[[int, Verdict], Awaitable[None]]
 ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
 ClockStarted = Callable[[int, float], None]
-
-
-class Follower(Protocol):
-    """Something else that shows every committed version (the Mini App's live pages)."""
-
-    def seen(self, view: View) -> None: ...
-
-    def clock_started(self, game_id: int, version: int, deadline: float) -> None: ...
 
 
 class Delivery:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from cachetools import LRUCache
 
@@ -128,6 +128,15 @@ class View:
         if self.meta.paused or legal.actor in (None, HOUSE_ID) or legal.phase not in TIMED:
             return None
         return legal.actor
+
+
+class Follower(Protocol):
+    """Something besides the chats that shows every committed version (the Mini App's live
+    pages): delivery hands it each view it is given or reads, and each turn clock it starts."""
+
+    def seen(self, view: View) -> None: ...
+
+    def clock_started(self, game_id: int, version: int, deadline: float) -> None: ...
 
 
 def game_of(stored: StoredGame) -> Game:
