@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from cachetools import LRUCache
 
 from bot.house import HOUSE_ID
+from rules import codec
 from rules.game import Game
 from rules.table import Phase
 from storage import ChatSettings, GameStatus, StoredGame
@@ -26,81 +27,79 @@ from storage import ChatSettings, GameStatus, StoredGame
 TIMED = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 
 
+def _str_keys(items: dict[int, Any]) -> dict[str, Any]:
+    return {str(k): v for k, v in items.items()}
+
+
+# Dicts by player id, stored with the ids as JSON's string keys.
+NAMES = codec.Codec(_str_keys, lambda items: {int(k): v for k, v in items.items()}, dict)
+ACTED = codec.Codec(
+    _str_keys,
+    lambda items: {int(k): list(v) for k, v in items.items()},
+    lambda items: {k: list(v) for k, v in items.items()},
+)
+
+
 @dataclass(slots=True)
 class Meta:
+    """The bot's bookkeeping of a game, declared once: each field says here how it is stored
+    (:mod:`rules.codec`, as :class:`rules.state.GameState` does), and ``to_dict`` and
+    ``from_dict`` are derived from these declarations — the JSON keys in declaration order.
+    A field without ``metadata`` is a plain value that every stored state has; ``optional``
+    reads a state stored before the field existed as the default; ``omit_default`` also leaves
+    the field out while it holds its default. A key the declaration no longer names (a field
+    moved elsewhere) is ignored when read, so stored games decode after a field is removed."""
+
     creator_id: int
-    names: dict[int, str] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict, metadata=codec.stored(NAMES))
     turn_since: int = 1  # the state version at which the current decision began
-    decision: list[Any] = field(default_factory=list)  # [round, phase, turn]
-    outbox: list[dict[str, Any]] = field(default_factory=list)  # results not yet posted
-    news: list[dict[str, Any]] = field(default_factory=list)  # recent notable events
-    idle_round: bool = True  # no person acted in the current round (only timers)
-    ended_by: int | None = None  # who ended the game (None: expired or ended by the rules)
-    expired: bool = False
+    # [round, phase, turn]
+    decision: list[Any] = field(default_factory=list, metadata=codec.stored(codec.LIST))
+    # results not yet posted
+    outbox: list[dict[str, Any]] = field(default_factory=list, metadata=codec.stored(codec.LIST))
+    # recent notable events
+    news: list[dict[str, Any]] = field(default_factory=list, metadata=codec.stored(codec.LIST))
+    # no person acted in the current round (only timers)
+    idle_round: bool = field(default=True, metadata=codec.stored(optional=True))
+    # who ended the game (None: expired or ended by the rules)
+    ended_by: int | None = field(default=None, metadata=codec.stored(optional=True))
+    expired: bool = field(default=False, metadata=codec.stored(optional=True))
     # The version at which the current table message was wanted (a new round, /table): the
     # round's table goes on in one message until this changes.
-    table_since: int = 1
+    table_since: int = field(default=1, metadata=codec.stored(optional=True))
     # The version at which the person now on turn got it (a turn notice is sent once per turn,
     # however many decisions it has: stake, then draw).
-    actor_since: int = 0
+    actor_since: int = field(default=0, metadata=codec.stored(optional=True))
     # player -> [state version the press was drawn at, action]: the same button pressed again
     # from the same keyboard changes nothing.
-    acted: dict[int, list[Any]] = field(default_factory=dict)
-    outbox_seq: int = 0  # numbers the outbox items; delivery records how many it posted
+    acted: dict[int, list[Any]] = field(
+        default_factory=dict, metadata=codec.stored(ACTED, optional=True)
+    )
+    # numbers the outbox items; delivery records how many it posted
+    outbox_seq: int = field(default=0, metadata=codec.stored(optional=True))
     # Nobody played since the round began on its own: instead of playing it out on timers
     # (everyone sitting out), the table waits, its clock stopped, until someone acts.
-    paused: bool = False
-    chat_title: str = ""  # the group's title (raw) when the lobby opened: names the private hands
+    paused: bool = field(default=False, metadata=codec.stored(omit_default=True))
+    # the group's title (raw) when the lobby opened: names the private hands
+    chat_title: str = field(default="", metadata=codec.stored(omit_default=True))
 
     def to_dict(self) -> dict[str, Any]:
-        return (
-            {
-                "creator_id": self.creator_id,
-                "names": {str(k): v for k, v in self.names.items()},
-                "turn_since": self.turn_since,
-                "decision": list(self.decision),
-                "outbox": list(self.outbox),
-                "news": list(self.news),
-                "idle_round": self.idle_round,
-                "ended_by": self.ended_by,
-                "expired": self.expired,
-                "table_since": self.table_since,
-                "actor_since": self.actor_since,
-                "acted": {str(k): v for k, v in self.acted.items()},
-                "outbox_seq": self.outbox_seq,
-            }
-            | ({"paused": True} if self.paused else {})
-            | ({"chat_title": self.chat_title} if self.chat_title else {})
-        )
+        return codec.dump(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Meta:
+        values = codec.load_values(cls, data)
         # Results stored before outbox items were numbered get numbers now (delivery has
         # posted none of them: it recorded nothing for them), so none is lost in an upgrade.
-        seq = data.get("outbox_seq", 0)
+        seq: int = values["outbox_seq"]
         outbox = []
-        for item in data["outbox"]:
+        for item in values["outbox"]:
             if "seq" not in item:
                 seq += 1
                 item = {**item, "seq": seq}
             outbox.append(item)
-        return cls(
-            creator_id=data["creator_id"],
-            names={int(k): v for k, v in data["names"].items()},
-            turn_since=data["turn_since"],
-            decision=list(data["decision"]),
-            outbox=outbox,
-            news=list(data["news"]),
-            idle_round=data.get("idle_round", True),
-            ended_by=data.get("ended_by"),
-            expired=data.get("expired", False),
-            table_since=data.get("table_since", 1),
-            actor_since=data.get("actor_since", 0),
-            acted={int(k): list(v) for k, v in data.get("acted", {}).items()},
-            outbox_seq=seq,
-            paused=data.get("paused", False),
-            chat_title=data.get("chat_title", ""),
-        )
+        values["outbox"], values["outbox_seq"] = outbox, seq
+        return cls(**values)
 
 
 @dataclass(frozen=True)
