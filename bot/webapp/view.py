@@ -35,6 +35,8 @@ from rules.table import Hand, Phase
 PAGE_ACTS = frozenset(Act) - {Act.PEEK}
 NEWS_SHOWN = 5
 _TAG = re.compile(r"<[^>]*>")
+# The page's own words, by key (the catalogs' app-<key> messages): static/app.js holds no
+# words and asks for exactly these (tests/bot/test_miniapp_labels.py).
 LABELS = (
     "title",
     "bank",
@@ -49,9 +51,9 @@ LABELS = (
     "no_game",
     "connecting",
     "offline",
+    "live",
     "seconds",
     "not_seated",
-    "round",
     "waiting_next",
     "players",
     "dark_card",

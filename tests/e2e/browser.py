@@ -1,6 +1,7 @@
 """Headless Chromium (Debian's package) driven by Playwright, for the Mini App's tests: each
-person's page opened as a Telegram client opens it (the launch parameters in the address), and
-the API answers each page received, kept to check what left the server.
+person's page opened as a Telegram client opens it (the launch parameters in the address), the
+API answers each page received, kept to check what left the server, and every text the page ever
+showed (to check that none was in a language its reader does not read, even for a moment).
 
 `OCHKO_TEST_BROWSER=0` skips the browser tests; otherwise a missing browser fails them with the
 package to install (`python3 -m tests` installs it when it may: tests/system_packages.py).
@@ -22,6 +23,24 @@ INSTALL_HINT = (
     "headless Chromium was not found: install Debian's `chromium` package "
     "(apt-get install chromium), or set OCHKO_TEST_BROWSER=0 to skip the browser tests"
 )
+# Runs in each page before its own scripts: keeps every text put into the document (text, a
+# title or an ARIA label), however briefly it stayed.
+SHOWN = """
+(() => {
+  const shown = (window.__shown = []);
+  const keep = (text) => { if (text && text.trim()) shown.push(text); };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "characterData") keep(r.target.data);
+      else if (r.type === "attributes") keep(r.target.getAttribute(r.attributeName));
+      else for (const node of r.addedNodes) keep(node.textContent);
+    }
+  }).observe(document, {
+    subtree: true, childList: true, characterData: true,
+    attributes: true, attributeFilter: ["title", "aria-label"],
+  });
+})();
+"""
 
 
 def chromium_path() -> str | None:
@@ -49,6 +68,11 @@ class OpenPage:
         value: str = await self.page.evaluate("document.body.dataset.conn || ''")
         return value
 
+    async def shown(self) -> list[str]:
+        """Every text the page has shown since it opened (see :data:`SHOWN`)."""
+        texts: list[str] = await self.page.evaluate("window.__shown || []")
+        return texts
+
 
 class Browser:
     def __init__(self, browser: Any) -> None:
@@ -63,6 +87,7 @@ class Browser:
             color_scheme=scheme,
             device_scale_factor=2,
         )
+        await context.add_init_script(SHOWN)
         page = await context.new_page()
         opened = OpenPage(name, page)
 

@@ -19,6 +19,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.webapp.view import labels
 from localbotapi.models import FakeUser
 from localbotapi.webapp import DARK_THEME, LIGHT_THEME, init_data, launch_url
 from tests.e2e.browser import Browser, OpenPage
@@ -296,6 +297,14 @@ async def test_two_players_play_a_round_in_the_mini_app(
     assert haptic_seen, "no haptic notice on a person's turn"
     for page in pages.values():
         assert page.console_errors == [], (page.name, page.console_errors)
+    # No page ever showed a word of the page in the language its reader does not read, not
+    # even before its first state (the words come with it, in the reader's language).
+    for user in users:
+        other = labels("ru" if user is users[2] else "en")
+        shown = await pages[user.id].shown()
+        assert len(shown) > 20, shown  # the page's texts were seen
+        foreign = [w for w in other.values() if len(w) > 2 and any(w in text for text in shown)]
+        assert foreign == [], (user.first_name, foreign)
     e2e.assert_within_limits()
 
 

@@ -491,7 +491,7 @@ end-dealt = Banked already: { $names }
 settings-invalid-dark_draw = in this rule set the banker draws first — dark cards are not played there
 settings-invalid-ace_low = with picture cards at 10 an ace already counts 1 or 11
 held-bank_note = ({ $bank } of it in the bank)
-# The Mini App: the live table and one's own hand on one screen (bot/webapp/).
+## Mini App page: the page's own words (bot/webapp/view.py: LABELS), then the server's answers and the ways in
 app-title = Ochko
 app-bank = in the bank
 app-banker = Banker
@@ -505,9 +505,9 @@ app-result = Round result
 app-no_game = No game at this table right now. Start one in the group: /newgame
 app-connecting = Connecting…
 app-offline = Connection lost — reconnecting…
+app-live = Connected
 app-seconds = s
 app-not_seated = You are not at the table
-app-round = Round
 app-waiting_next = waiting for the next round
 app-players = Players
 app-dark_card = dark

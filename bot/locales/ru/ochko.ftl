@@ -516,7 +516,7 @@ end-dealt = Банк уже держали: { $names }
 settings-invalid-dark_draw = в этом варианте банкир берёт карты первым — втёмную там не играют
 settings-invalid-ace_low = с очками «картинки по 10» туз и так считается за 1 или 11
 held-bank_note = (из них в банке { $bank })
-# The Mini App: the live table and one's own hand on one screen (bot/webapp/).
+## Mini App page: the page's own words (bot/webapp/view.py: LABELS), then the server's answers and the ways in
 app-title = Очко
 app-bank = в банке
 app-banker = Банкир
@@ -530,9 +530,9 @@ app-result = Итог раунда
 app-no_game = Сейчас за этим столом нет игры. Начните её в группе: /newgame
 app-connecting = Соединяемся…
 app-offline = Нет связи — переподключаемся…
+app-live = На связи
 app-seconds = с
 app-not_seated = Вы не за столом
-app-round = Раунд
 app-waiting_next = ждут следующего раунда
 app-players = Игроки
 app-dark_card = втёмную

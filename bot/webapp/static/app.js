@@ -1,4 +1,4 @@
-/* Очко — Telegram Mini App: the live table and the viewer's own hand.
+/* Ochko (the game) — Telegram Mini App: the live table and the viewer's own hand.
  * Plain ES2020, no framework. Every server string goes in through textContent. */
 (() => {
   "use strict";
@@ -9,32 +9,12 @@
   const body = document.body;
   const root = document.documentElement;
 
-  /* ---------- labels before the first state arrives ---------- */
-  const FALLBACK = {
-    ru: {
-      title: "Очко", bank: "в банке", banker: "Банкир", stake: "ставка", balance: "фишки",
-      your_cards: "Ваши карты", your_turn: "Ваш ход", bottom: "Нижняя карта", events: "События",
-      result: "Итог раунда", no_game: "За этим столом сейчас нет игры…", connecting: "Соединяемся…",
-      offline: "Нет связи — переподключаемся…", seconds: "с", not_seated: "Вы не за столом",
-      round: "Раунд", waiting_next: "ждут следующего раунда", players: "Игроки", dark_card: "втёмную",
-    },
-    en: {
-      title: "Ochko", bank: "in the bank", banker: "Banker", stake: "stake", balance: "chips",
-      your_cards: "Your cards", your_turn: "Your turn", bottom: "Bottom card", events: "Events",
-      result: "Round result", no_game: "There is no game at this table right now…", connecting: "Connecting…",
-      offline: "No connection — reconnecting…", seconds: "s", not_seated: "You are not at the table",
-      round: "Round", waiting_next: "waiting for the next round", players: "Players", dark_card: "dark",
-    },
-  };
-  const guessLang = () => {
-    let code = "";
-    try { code = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user && tg.initDataUnsafe.user.language_code) || ""; } catch (_) { /* ignore */ }
-    code = code || navigator.language || "ru";
-    return code.toLowerCase().startsWith("ru") ? "ru" : "en";
-  };
-  let labels = Object.assign({}, FALLBACK[guessLang()]);
-  root.lang = guessLang();
-  const L = (key) => (labels && labels[key] != null ? String(labels[key]) : (FALLBACK.en[key] || key));
+  /* ---------- words ---------- */
+  // Every word the page shows comes from the server, in the person's language: the state's
+  // "labels" (the catalogs' app-* messages, LABELS in bot/webapp/view.py) and its texts. Until the
+  // first state arrives the page shows no words at all, so none flashes in another language.
+  let labels = {};
+  const L = (key) => (labels[key] != null ? String(labels[key]) : "");
 
   /* ---------- where the API is and which table ---------- */
   const pageParams = new URLSearchParams(location.search);
@@ -74,7 +54,7 @@
   const show = (node, on) => { if (node.hidden === !!on) node.hidden = !on; };
   const fmt = (n) => {
     if (typeof n !== "number") return n == null ? "" : String(n);
-    try { return n.toLocaleString(root.lang === "ru" ? "ru-RU" : "en-US"); } catch (_) { return String(n); }
+    try { return n.toLocaleString(root.lang || undefined); } catch (_) { return String(n); }
   };
 
   /* ---------- theme ---------- */
@@ -102,7 +82,7 @@
     const code = String(c.code || "");
     const text = String(c.text || code).replace(/[\uFE0E\uFE0F]/g, "").trim();
     const upper = code.toUpperCase();
-    const joker = /JOKER|^JK|^JR|^JB|^X\w?$|^\*/.test(upper) || /[★☆🃏]/u.test(text) || /joker|джокер/i.test(text);
+    const joker = /JOKER|^JK|^JR|^JB|^X\w?$|^\*/.test(upper) || /[★☆🃏]/u.test(text);
     if (joker) return { joker: true, rank: "★", suit: "" };
     const last = text.slice(-1);
     if (SUITS.includes(last) && text.length > 1) return { rank: text.slice(0, -1).trim(), suit: last };
@@ -188,7 +168,7 @@
   const render = (s) => {
     if (!s || typeof s !== "object" || stopped) return;
     current = s;
-    if (s.labels && typeof s.labels === "object") labels = Object.assign({}, FALLBACK[s.lang === "en" ? "en" : "ru"], s.labels);
+    if (s.labels && typeof s.labels === "object") labels = Object.assign({}, s.labels);
     if (s.lang) root.lang = String(s.lang);
     if (typeof s.server_time === "number") clockOffset = s.server_time - Date.now() / 1000;
     document.title = L("title");
@@ -281,7 +261,7 @@
       setText(name, seat.name);
       name.title = String(seat.name == null ? "" : seat.name);
       const badges = li.querySelector(".seat-badges");
-      const bsig = (seat.banker ? "b" : "") + (seat.leaving ? "l" : "");
+      const bsig = [!!seat.banker, !!seat.leaving].join();
       if (badges.dataset.sig !== bsig) {
         badges.dataset.sig = bsig;
         badges.replaceChildren();
@@ -392,7 +372,7 @@
 
   /* ---------- actions ---------- */
   const PRIMARY = new Set(["hit", "stand"]);
-  const DANGER = new Set(["leave", "quit", "end", "stop", "cancel", "kick"]);
+  const DANGER = new Set(["leave", "cancel"]);
   let actionsSig = "";
   const actKey = (a) => [a.act, a.amount == null ? "" : a.amount, a.version].join("|");
 
@@ -560,8 +540,9 @@
   const renderConn = () => {
     const text = conn === "live" ? "" : conn === "offline" ? L("offline") : L("connecting");
     $("conn").dataset.state = conn;
-    $("conn").title = text || "live";
+    $("conn").title = text || L("live");
     $("conn-bar").dataset.state = conn;
+    show($("conn-bar"), !!text);
     setText($("conn-text"), text);
   };
 
