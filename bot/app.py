@@ -118,7 +118,6 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     limiter = application.bot.rate_limiter
     rt = Runtime(
         settings=settings,
-        storage=storage,
         service=service,
         bot=application.bot,
         bot_username=application.bot.username,

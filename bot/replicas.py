@@ -223,6 +223,11 @@ class Replica:
         """Whether this process runs the periodic job now (one of the replicas does)."""
         return await self.storage.acquire_lease(f"job:{job}", self.name, every * 0.9)
 
+    async def first_to(self, task: str, ttl: float) -> bool:
+        """Whether this process does a one-off ``task`` (the first replica to ask, within
+        ``ttl`` seconds, does it: e.g. closing a question whose press and timer came to two)."""
+        return await self.storage.acquire_lease(task, self.name, ttl)
+
     # ---------------------------------------------------------------- polling
 
     def start(self) -> None:

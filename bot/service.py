@@ -1,9 +1,13 @@
 """The game service: load a game, act through rules/, save through storage/ — one transaction per
-action. Nothing here knows Telegram; handlers call it and render what it returns.
+action. Nothing here knows Telegram; the front ends (the handlers, the Mini App) call it and
+render what it returns, and never reach the storage themselves: what they read is in
+:mod:`bot.service_reads`, what they change outside a game in :mod:`bot.service_settings`
+(both bases of :class:`GameService`).
 
 A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``; its
 records and their decoding are in :mod:`bot.game_state`, who may sit down with which chips in
-:mod:`bot.seating`, and the refusals in :mod:`bot.errors` (importable from here too).
+:mod:`bot.seating`, who may end a game, close a lobby or change a group's settings in
+:mod:`bot.permissions`, and the refusals in :mod:`bot.errors` (importable from here too).
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from cachetools import LRUCache
 
 from bot.errors import AlreadyDone, Duplicate, Refused, explained
 from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
+from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
 from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
+from bot.service_reads import ServiceReads
+from bot.service_settings import ServiceSettings
 from rules import events as events_module
 from rules.cards import Card
 from rules.errors import InvalidVariant, RulesError
@@ -68,6 +75,9 @@ __all__ = [
 class Actor:
     user_id: int
     name: str
+    # The front end's way to learn whether he is an admin of the game's group, asked only
+    # when a rule needs it (`bot.permissions`); None where it cannot tell.
+    admin: AdminCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +120,9 @@ def news_events(meta: Meta) -> list[Event]:
     return [Event.from_dict(item) for item in meta.news if item.get("kind") in _NEWS_KINDS]
 
 
-class GameService:
+class GameService(ServiceReads, ServiceSettings):
+    """Acts on games; the reads and the changes outside a game are its bases'."""
+
     def __init__(
         self,
         storage: Storage,
@@ -236,23 +248,31 @@ class GameService:
         ``button_version`` refuses presses drawn for an earlier decision; ``origin`` (the chat a
         button was pressed in) refuses buttons of another chat's game; a timeout is refused
         unless the stored deadline has passed (someone may have acted since the timer was set).
+        What only some may do (end a game, close another's lobby) asks ``actor.admin`` when the
+        rule needs it (`bot.permissions`).
         """
-        for attempt in range(3):
+        admin: bool | None = None  # asked of the front end once a rule needs it
+        conflicts = 0
+        while True:
             try:
                 outcome = await self._act_once(
-                    game_id, actor, command, update_id, button_version, origin
+                    game_id, actor, command, update_id, button_version, origin, admin
                 )
+            except AdminNeeded:
+                # Asked outside the transaction, and once: from then on the answer is known.
+                admin = await ask(actor.admin if actor is not None else None)
+                continue
             except ConcurrencyConflict:
                 # Another process saved first (or PostgreSQL broke a deadlock between two); the
                 # per-game lock makes this rare within a process. Judge again against the fresh
                 # state rather than merging.
-                if attempt == 2:
+                conflicts += 1
+                if conflicts == 3:
                     raise Refused("slow_down") from None
                 continue
             # Committed: from now on this engine is the shared read-only picture of the version.
             self._keep(outcome.stored, outcome.game)
             return outcome
-        raise AssertionError("unreachable")
 
     async def _act_once(
         self,
@@ -262,6 +282,7 @@ class GameService:
         update_id: int | None,
         button_version: int | None,
         origin: int | None,
+        admin: bool | None,
     ) -> Outcome:
         async with self.storage.transaction() as tx:
             await self._claim(tx, update_id)
@@ -295,7 +316,7 @@ class GameService:
                 meta.names[actor.user_id] = actor.name
             seated_before = set(game.players)
             try:
-                events = await self._perform(tx, stored, game, meta, actor, command)
+                events = await self._perform(tx, stored, game, meta, actor, command, admin)
                 events += self._play_house(game)
             except RulesError as error:
                 refused = Refused.from_rules(error, meta.names)
@@ -371,6 +392,7 @@ class GameService:
         meta: Meta,
         actor: Actor | None,
         command: Command,
+        admin: bool | None,
     ) -> list[Event]:
         kind = command.kind
         if kind == "timeout":
@@ -388,6 +410,8 @@ class GameService:
             meta.expired = True
             return game.end("expired")
         if kind == "end":
+            if actor is not None:  # a person's /endgame (the bot's own ends need no one's leave)
+                verify_end(actor.user_id, meta.creator_id, game.banker, admin)
             meta.ended_by = actor.user_id if actor is not None else None
             return game.end()
         if actor is None:
@@ -402,8 +426,7 @@ class GameService:
             if game.phase is not Phase.LOBBY:
                 # /cancel closes a table nobody has played at; a game is ended by /endgame.
                 raise Refused("cancel_started")
-            if user != meta.creator_id:
-                raise Refused("cancel_creator", creator_name=meta.names.get(meta.creator_id, ""))
+            verify_cancel(user, meta.creator_id, meta.names.get(meta.creator_id, ""), admin)
             meta.ended_by = user
             return game.end()
         if kind == "resume" or (kind in ("start", "next") and meta.paused):

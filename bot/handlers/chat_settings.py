@@ -11,23 +11,25 @@ from bot.callbacks import parse_setting
 from bot.handlers.common import (
     Asked,
     Runtime,
+    admin_check,
     alert,
     answer,
     group_command,
-    is_admin,
     person_language,
     runtime,
 )
-from rules.errors import RulesError
+from bot.service import Refused
 
 
 @group_command
 async def cmd_settings(asked: Asked) -> None:
     rt, chat = asked.rt, asked.chat
-    if not await is_admin(rt, asked.context, chat.id, asked.user.id):
-        await asked.say(render.refusal("admins_only", {}, asked.lang))
+    admin = admin_check(rt, asked.context, chat.id, asked.user.id)
+    try:
+        settings = await rt.service.admin_settings(chat.id, admin)
+    except Refused as refused:
+        await asked.say(render.refusal(refused.code, refused.params, asked.lang))
         return
-    settings = await rt.storage.get_chat(chat.id)
     menu = render.settings_menu(settings, settings.language)
     await asked.say(menu.text, menu.markup, in_group=True)
 
@@ -48,25 +50,27 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     ):
         await alert(query, render.refusal("stale_button", {}, lang))
         return
-    if not await is_admin(rt, context, chat_id, user.id):
-        await alert(query, render.refusal("admins_only", {}, lang))
+    admin = admin_check(rt, context, chat_id, user.id)
+    closing = button.key == settings_options.CLOSE
+    try:
+        if closing:
+            settings = await rt.service.admin_settings(chat_id, admin)
+        else:
+            settings = await rt.service.change_setting(chat_id, button.key, button.value, admin)
+    except Refused as refused:
+        if refused.code == "invalid_setting":
+            # What does not go together, in the catalog's words (never the engine's English).
+            await alert(query, render.setting_refusal(button.key, lang))
+        else:
+            await alert(query, render.refusal(refused.code, refused.params, lang))
         return
-    settings = await rt.storage.get_chat(chat_id)
-    if button.key == settings_options.CLOSE:
+    if closing:
         await answer(query)
         _edit_later(rt, query, render.text("settings-saved", settings.language), None)
         return
-    try:
-        updated = settings_options.apply(settings, button.key, button.value)
-    except RulesError:
-        # The catalog's words for what does not go together, never the engine's English.
-        await alert(query, render.setting_refusal(button.key, lang))
-        return
-    async with rt.storage.transaction() as tx:
-        await tx.save_chat_settings(updated)
     lang = await person_language(rt, user, chat_id)  # the chat's may have just changed
     await answer(query, render.text("settings-saved", lang))
-    menu = render.settings_menu(updated, updated.language)
+    menu = render.settings_menu(settings, settings.language)
     _edit_later(rt, query, menu.text, menu.markup)
 
 

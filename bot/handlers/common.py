@@ -23,15 +23,16 @@ from bot.game_state import View, meta_of
 from bot.lanes import Limiter
 from bot.languages import personal
 from bot.locks import KeyedLocks
+from bot.permissions import AdminCheck
 from bot.replicas import Budget, Replica
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.service import Actor, Command, GameService, Outcome, Refused
+from bot.service_reads import StoredGame
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
 from bot.timers import ClaimedTimers, TurnTimers
 from rules.game import Game
 from rules.odds import odds_for
-from storage import Storage, StoredGame
 
 log = logging.getLogger(__name__)
 # An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
@@ -75,7 +76,6 @@ class Runtime:
         self,
         *,
         settings: Settings,
-        storage: Storage,
         service: GameService,
         bot: Bot,
         bot_username: str,
@@ -87,7 +87,9 @@ class Runtime:
         # /help's groups of the command table's menus (`bot.commands.sections`): the table
         # refers to the handlers, so it reaches them through the runtime rather than an import.
         self.help_sections = help_sections
-        self.storage = storage
+        # The handlers read and write through the service; the storage itself serves the
+        # wiring below and bot.app's start and stop.
+        self.storage = storage = service.storage
         self.service = service
         self.bot_username = bot_username
         # Other processes may share the database (replicas behind a webhook, bot.replicas).
@@ -148,8 +150,8 @@ def display_name(user: User) -> str:
     return cleaned[:NAME_LIMIT] or str(user.id)
 
 
-def actor_of(user: User) -> Actor:
-    return Actor(user.id, display_name(user))
+def actor_of(user: User, admin: AdminCheck | None = None) -> Actor:
+    return Actor(user.id, display_name(user), admin)
 
 
 def thread_of(message: Message | None) -> int:
@@ -167,7 +169,7 @@ async def language_for(rt: Runtime, chat_id: int, user: User | None) -> str:
     chat's when the answer is posted there, the person's when it goes to his private chat
     (as `say` decides); in the private chat, the person's (`person_language`)."""
     if chat_id < 0 and (user is None or not await private_reachable(rt, user.id)):
-        return (await rt.storage.get_chat(chat_id)).language
+        return (await rt.service.chat(chat_id)).language
     return await person_language(rt, user, chat_id)
 
 
@@ -178,27 +180,27 @@ async def person_language(
     else Telegram's language for him, else the language of the chat it is about — ``chat_id``
     when a group, else the group of ``game_id``, else of the one game he sits in — else the
     bot's default (`bot.languages`)."""
-    known = await rt.storage.get_user(user.id) if user is not None else None
+    known = await rt.service.user(user.id) if user is not None else None
     own = personal(known, user.language_code if user is not None else None)
     if own is not None:
         return own
     if chat_id < 0:
-        return (await rt.storage.get_chat(chat_id)).language
+        return (await rt.service.chat(chat_id)).language
     if game_id is None and user is not None:
-        seated = await rt.storage.seated_games(user.id)
+        seated = await rt.service.seated_games(user.id)
         game_id = seated[-1] if seated else None
     view = rt.delivery.views().get(game_id) if game_id is not None else None
     if view is not None:
         return view.chat.language
-    stored = await rt.storage.load_game(game_id) if game_id is not None else None
+    stored = await rt.service.stored_game(game_id) if game_id is not None else None
     if stored is not None:
-        return (await rt.storage.get_chat(stored.chat_id)).language
+        return (await rt.service.chat(stored.chat_id)).language
     return rt.settings.default_language
 
 
 async def private_reachable(rt: Runtime, user_id: int) -> bool:
     """Whether an answer to this person goes to his private chat (`bot.replies`)."""
-    known = await rt.storage.get_user(user_id)
+    known = await rt.service.user(user_id)
     return known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user_id)
 
 
@@ -266,9 +268,9 @@ async def answer_command(
     private_ok = False
     lang: str = rt.settings.default_language
     if user is not None and is_group(chat) and not in_group:
-        known = await rt.storage.get_user(user.id)
+        known = await rt.service.user(user.id)
         private_ok = known is not None and known.private_opened
-        lang = (await rt.storage.get_chat(chat.id)).language  # the pointer is the group's
+        lang = (await rt.service.chat(chat.id)).language  # the pointer is the group's
     name = display_name(user) if user is not None else ""
     return rt.replies.answer(
         chat_id=chat.id,
@@ -365,6 +367,14 @@ async def is_admin(
     return admin
 
 
+def admin_check(
+    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
+) -> AdminCheck:
+    """How the service learns, when a rule needs it, whether the person is an admin of the
+    group (`bot.permissions`)."""
+    return lambda: is_admin(rt, context, chat_id, user_id)
+
+
 def parse_amount(raw: list[str] | None) -> int | None:
     if not raw or len(raw) != 1 or not AMOUNT.match(raw[0]):
         return None
@@ -409,14 +419,14 @@ def view_of(outcome: Outcome) -> View:
 
 async def stored_view(rt: Runtime, stored: StoredGame) -> View:
     """A view of a game read outside an action (its engine decoded once, shared)."""
-    chat = await rt.storage.get_chat(stored.chat_id)
+    chat = await rt.service.chat(stored.chat_id)
     return View(stored, rt.service.game(stored), meta_of(stored), chat)
 
 
 async def end_chat_games(rt: Runtime, chat_id: int, why: str) -> None:
     """The chat can no longer show its games: end them, stakes back, banks to their bankers."""
     games = {g for g, v in rt.delivery.views().items() if v.stored.chat_id == chat_id}
-    active = await rt.storage.load_active_game(chat_id, 0)
+    active = await rt.service.active_game(chat_id, 0)
     if active is not None:
         games.add(active.game_id)
     for game_id in sorted(games):
@@ -440,7 +450,7 @@ async def on_timer(rt: Runtime, game_id: int) -> None:
         await perform(rt, game_id, None, Command("timeout"))
     except Refused:
         # Someone acted since the timer was set: follow the stored deadline instead.
-        stored = await rt.storage.load_game(game_id)
+        stored = await rt.service.stored_game(game_id)
         if stored is not None and stored.status != "finished":
             rt.timers.arm(game_id, stored.deadline)
 
@@ -452,12 +462,12 @@ async def command_game(asked: Asked, *, none_text: str = "private-no_game") -> S
     if asked.in_group:
         stored = await rt.service.active_game(asked.chat.id, asked.thread)
     else:
-        games = await rt.storage.seated_games(asked.user.id)
+        games = await rt.service.seated_games(asked.user.id)
         if len(games) != 1:
             key = "private_several" if len(games) > 1 else none_text
             await asked.say(render.text(key, lang))
             return None
-        stored = await rt.storage.load_game(games[0])
+        stored = await rt.service.stored_game(games[0])
     if stored is None:
         await asked.say(render.refusal("no_game", {}, lang))
     return stored

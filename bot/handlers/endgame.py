@@ -16,18 +16,17 @@ from bot.handlers.common import (
     Asked,
     Runtime,
     actor_of,
+    admin_check,
     alert,
     answer,
     command_game,
     display_name,
     group_command,
-    is_admin,
     perform,
     person_language,
     runtime,
 )
 from bot.service import Command, Duplicate, Refused
-from storage import StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +43,13 @@ async def cmd_endgame(asked: Asked) -> None:
     stored = await command_game(asked)
     if stored is None:
         return
-    if not await _may_end(rt, context, stored, user.id):
-        await asked.say(render.refusal("not_allowed", {}, lang))
+    try:
+        await rt.service.verify_end(stored, user.id, admin_check(rt, context, chat.id, user.id))
+    except Refused as refused:
+        await asked.say(render.refusal(refused.code, refused.params, lang))
         return
     message = asked.message
-    group_lang = (await rt.storage.get_chat(chat.id)).language
+    group_lang = (await rt.service.chat(chat.id)).language
     name, game_id = display_name(user), stored.game_id
     asks = _end_asks(context)
 
@@ -95,8 +96,8 @@ def _close_end_ask(
     chat_id, message_id = key
 
     async def close() -> object:
-        if rt.replica is not None and not await rt.storage.acquire_lease(
-            f"end:{chat_id}:{message_id}", rt.replica.name, 4 * END_CONFIRM_SECONDS
+        if rt.replica is not None and not await rt.replica.first_to(
+            f"end:{chat_id}:{message_id}", 4 * END_CONFIRM_SECONDS
         ):
             return None  # another replica closed it (the press went there, the timer here)
         try:
@@ -133,9 +134,9 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await alert(query, render.refusal("stale_button", {}, lang))
         return
     key = (chat_id, query.message.message_id)
-    group_lang = (await rt.storage.get_chat(chat_id)).language if chat_id < 0 else lang
+    group_lang = (await rt.service.chat(chat_id)).language if chat_id < 0 else lang
     if user.id != button.user_id:
-        asker = await rt.storage.get_user(button.user_id)
+        asker = await rt.service.user(button.user_id)
         await alert(query, render.end_not_yours(asker.name if asker is not None else "?", lang))
         return
     if not button.yes:
@@ -147,38 +148,24 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await alert(query, render.text("endgame-expired", lang))
         _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang))
         return
-    stored = await rt.storage.load_game(button.game_id)
-    if stored is None or stored.status == "finished" or stored.chat_id != chat_id:
-        await alert(query, render.text("endgame-over", lang))
-        _close_end_ask(rt, context, key, None)
-        return
-    if not await _may_end(rt, context, stored, user.id):
-        await alert(query, render.refusal("not_allowed", {}, lang))
-        return
     try:
         await perform(
             rt,
             button.game_id,
-            actor_of(user),
+            actor_of(user, admin_check(rt, context, chat_id, user.id)),
             Command("end"),
             update_id=update.update_id,
             origin=chat_id,
         )
     except Refused as refused:
-        await alert(query, render.refusal(refused.code, refused.params, lang))
+        if refused.code in ("game_over", "foreign_game"):  # ended meanwhile: the question goes
+            await alert(query, render.text("endgame-over", lang))
+            _close_end_ask(rt, context, key, None)
+        else:
+            await alert(query, render.refusal(refused.code, refused.params, lang))
         return
     except Duplicate:
         await answer(query)
         return
     await answer(query)
     _close_end_ask(rt, context, key, None)
-
-
-async def _may_end(
-    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, stored: StoredGame, user_id: int
-) -> bool:
-    game = rt.service.game(stored)
-    creator = stored.state["meta"]["creator_id"]
-    if user_id in (creator, game.banker):
-        return True
-    return await is_admin(rt, context, stored.chat_id, user_id)

@@ -16,13 +16,13 @@ from bot.handlers.common import (
     Handler,
     Runtime,
     actor_of,
+    admin_check,
     alert,
     answer,
     command,
     command_game,
     display_name,
     group_command,
-    is_admin,
     odds_text,
     parse_amount,
     perform,
@@ -71,24 +71,16 @@ async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) 
     # A missing or unusable amount goes to the service too: the engine says what is wrong
     # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
     amount = parse_amount(asked.args) if needs_amount else None
+    # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
+    admin = admin_check(rt, asked.context, asked.chat.id, user.id) if asked.in_group else None
     try:
-        try:
-            outcome = await perform(
-                rt,
-                stored.game_id,
-                actor_of(user),
-                Command(kind, amount),
-                update_id=update.update_id,
-            )
-        except Refused as refused:
-            # Not the lobby's creator: an admin of the group may still close it (as the button).
-            if not (kind == "cancel" and refused.code == "cancel_creator" and asked.in_group):
-                raise
-            if not await is_admin(rt, asked.context, asked.chat.id, user.id):
-                raise
-            outcome = await perform(
-                rt, stored.game_id, actor_of(user), Command("end"), update_id=update.update_id
-            )
+        outcome = await perform(
+            rt,
+            stored.game_id,
+            actor_of(user, admin),
+            Command(kind, amount),
+            update_id=update.update_id,
+        )
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, lang))
     except Duplicate:
@@ -191,33 +183,18 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     # An action is judged inside its transaction (game over, foreign chat, stale button): no
     # read of the game before it.
     kind = ACT_COMMANDS[button.act]
+    # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
+    admin = admin_check(rt, context, origin, user.id) if origin < 0 else None
     try:
-        try:
-            outcome = await perform(
-                rt,
-                button.game_id,
-                actor_of(user),
-                Command(kind, button.amount),
-                update_id=update.update_id,
-                button_version=button.version,
-                origin=origin,
-            )
-        except Refused as refused:
-            if not (kind == "cancel" and refused.code == "cancel_creator"):
-                raise
-            # Not the lobby's creator: an admin of the group may still close it.
-            if origin >= 0 or not await is_admin(rt, context, origin, user.id):
-                raise
-            kind = "end"
-            outcome = await perform(
-                rt,
-                button.game_id,
-                actor_of(user),
-                Command(kind),
-                update_id=update.update_id,
-                button_version=button.version,
-                origin=origin,
-            )
+        outcome = await perform(
+            rt,
+            button.game_id,
+            actor_of(user, admin),
+            Command(kind, button.amount),
+            update_id=update.update_id,
+            button_version=button.version,
+            origin=origin,
+        )
     except Refused as refused:
         await alert(query, render.refusal(refused.code, refused.params, lang))
         return
@@ -240,7 +217,7 @@ async def _show_own(
 ) -> None:
     """👁 and 💡: the presser's own cards or odds, in an alert only he sees."""
     user = query.from_user
-    stored = await rt.storage.load_game(button.game_id)
+    stored = await rt.service.stored_game(button.game_id)
     if stored is None or stored.status == "finished":
         await alert(query, render.refusal("game_over", {}, lang))
         return
@@ -260,7 +237,7 @@ async def _acknowledge(
 ) -> None:
     user = query.from_user
     if kind == "join":
-        known = await rt.storage.get_user(user.id)
+        known = await rt.service.user(user.id)
         if known is None or not known.private_opened:
             # A bot cannot write first: this opens the private chat with a deep link.
             await answer(query, url=rt.deep_link(outcome.stored.game_id))

@@ -20,13 +20,14 @@ from bot.handlers.common import (
     display_name,
     group_command,
     odds_text,
+    private_reachable,
     stored_view,
     text_sender,
 )
 from bot.i18n import LANGUAGES, t
 from bot.service import Refused
+from bot.service_reads import StoredGame
 from rules.variants import PRESETS
-from storage import StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +50,14 @@ async def cmd_rules(asked: Asked) -> None:
         if asked.in_group:
             stored = await rt.service.active_game(chat.id, asked.thread)
         else:
-            seated = await rt.storage.seated_games(asked.user.id)
-            stored = await rt.storage.load_game(seated[0]) if len(seated) == 1 else None
+            seated = await rt.service.seated_games(asked.user.id)
+            stored = await rt.service.stored_game(seated[0]) if len(seated) == 1 else None
         if stored is not None and stored.status != "finished":
             variant = rt.service.game(stored).variant
             await asked.say(render.rules_text(variant.name, lang, variant, running=True))
             return
         if asked.in_group:
-            settings = await rt.storage.get_chat(chat.id)
-            try:
-                chats = rt.service.variant_for(settings, None)
-            except Refused:  # overrides a newer version refuses: the preset as it is
-                chats = PRESETS.get(settings.preset, PRESETS["classic36"])
+            chats = await rt.service.next_variant(chat.id)
             await asked.say(render.rules_text(chats.name, lang, chats))
             return
         name = "classic36"
@@ -78,12 +75,10 @@ async def cmd_balance(asked: Asked) -> None:
         await _private_balances(asked)
         return
     rt, chat, user, lang = asked.rt, asked.chat, asked.user, asked.lang
-    player = await rt.storage.get_player(chat.id, user.id)
-    amount = player.balance if player is not None else rt.settings.starting_balance
-    bank = await rt.storage.held_bank(chat.id, user.id)  # a banker's chips are in it too
-    line = render.balance(display_name(user), amount + bank, lang, bank)
+    balance = await rt.service.balance(chat.id, user.id)  # a banker's bank is his chips too
+    line = render.balance(display_name(user), balance.chips, lang, balance.bank)
     # A broke player learns how his chips come back (they do as he sits down).
-    outlook = await rt.service.refill_outlook(chat.id, asked.thread, user.id, amount + bank)
+    outlook = await rt.service.refill_outlook(chat.id, asked.thread, user.id, balance.chips)
     if outlook is not None:
         code, params = outlook
         line += "\n" + render.text(f"refill-balance_{code}", lang, **params)
@@ -96,7 +91,7 @@ BALANCE_CHATS = 10  # chats listed by a private /balance (one getChat each, for 
 async def _private_balances(asked: Asked) -> None:
     """Private /balance: the person's chips in every chat he plays in (a balance belongs to
     its chat), named by the chats' titles."""
-    seats = (await asked.rt.storage.player_chats(asked.user.id))[:BALANCE_CHATS]
+    seats = (await asked.rt.service.balances(asked.user.id))[:BALANCE_CHATS]
 
     async def title(chat_id: int) -> str | None:
         try:
@@ -123,13 +118,13 @@ async def cmd_top(asked: Asked) -> None:
     month = {t("top-arg_month", lang) for lang in LANGUAGES}  # /top month, in either language
     period = "month" if args and args[0].lower() in month else "all"
     since = month_start(rt.service.clock()) if period == "month" else None
-    rows = await rt.storage.leaderboard(asked.chat.id, since=since, limit=10)
+    rows = await rt.service.leaderboard(asked.chat.id, since=since, limit=10)
     await asked.say(render.leaderboard(rows, asked.lang, period=period))
 
 
 @group_command
 async def cmd_stats(asked: Asked) -> None:
-    stats = await asked.rt.storage.player_stats(asked.chat.id, asked.user.id)
+    stats = await asked.rt.service.player_stats(asked.chat.id, asked.user.id)
     await asked.say(render.stats(stats, display_name(asked.user), asked.lang))
 
 
@@ -157,20 +152,19 @@ async def cmd_chart(asked: Asked) -> None:
         return
     target = reply_target(asked.message, user)
     name = display_name(target)
-    player = await rt.storage.get_player(chat.id, target.id)
-    history = await rt.storage.balance_history(chat.id, target.id) if player else []
-    if player is None or not history:
+    history = await rt.service.balance_history(chat.id, target.id)
+    if history is None:
         await asked.say(render.text("chart-none", lang, name=name))
         return
     try:
         png = await chart.render_balance_chart_async(
-            history, title=render.chart_title(name, lang), lang=lang
+            history.points, title=render.chart_title(name, lang), lang=lang
         )
     except Exception:
         log.exception("chart failed chat=%s user=%s", chat.id, target.id)
         await asked.say(render.text("chart-failed", lang))
         return
-    caption = render.chart_caption(name, player.balance, history[0][1], lang)
+    caption = render.chart_caption(name, history.balance, history.points[0][1], lang)
 
     async def send_chart(target_chat: int, thread: int | None) -> object:
         return await context.bot.send_photo(
@@ -207,32 +201,19 @@ async def cmd_verify(asked: Asked) -> None:
     if asked.in_group:
         stored = await rt.service.active_game(asked.chat.id, asked.thread)
     else:
-        for game_id in sorted(await rt.storage.seated_games(asked.user.id), reverse=True):
-            stored = await rt.storage.load_game(game_id)
+        for game_id in sorted(await rt.service.seated_games(asked.user.id), reverse=True):
+            stored = await rt.service.stored_game(game_id)
             if stored is not None:
                 break
     if stored is None:
         await asked.say(render.text("verify-no_game", lang))
         return
-    game = rt.service.game(stored)
-    last_settled = game.round_no - 1 if game.in_round else game.round_no
     raw = asked.args[0] if asked.args else None
-    if raw is None and last_settled < 1:
-        await asked.say(render.text("verify-none_yet", lang))
-        return
-    round_no = last_settled if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
-    if round_no == game.round_no and game.in_round:
-        await asked.say(render.text("verify-not_revealed", lang, round=round_no))
-        return
-    shuffles = None
-    if 1 <= round_no <= last_settled:
-        archived = await rt.storage.archived_log(stored.game_id) if game.log_base else []
-        # A long evening's log takes a while to replay: off the event loop.
-        shuffles = await asyncio.to_thread(game.revealed_round, round_no, archived)
-    if shuffles is None:
-        await asked.say(
-            render.text("verify-no_round", lang, round=round_no, played=max(last_settled, 0))
-        )
+    asked_round = None if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
+    try:
+        round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
+    except Refused as refused:
+        await asked.say(render.text(f"verify-{refused.code}", lang, **refused.params))
         return
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
     await asked.say(text_)
@@ -253,8 +234,7 @@ async def cmd_odds(asked: Asked) -> None:
         await asked.say(render.text("odds-not_drawing", lang))
         return
     # Never into the group: the odds tell what the hand holds.
-    known = await rt.storage.get_user(user.id)
-    if known is not None and known.private_opened and not rt.delivery.lanes.is_closed(user.id):
+    if await private_reachable(rt, user.id):
 
         async def send_odds() -> object:
             return await asked.context.bot.send_message(
@@ -275,7 +255,7 @@ async def cmd_hand(asked: Asked) -> None:
     if not rt.service.game(stored).is_seated(user.id):
         await asked.say(render.refusal("not_seated", {}, lang))
         return
-    known = await rt.storage.get_user(user.id)
+    known = await rt.service.user(user.id)
     if known is None or not known.private_opened:
         button = InlineKeyboardButton(
             render.text("btn-open_private", lang), url=rt.deep_link(stored.game_id)

@@ -4,9 +4,6 @@ for each person."""
 
 from __future__ import annotations
 
-import logging
-from dataclasses import replace
-
 from telegram import Update
 from telegram.ext import ContextTypes
 
@@ -14,17 +11,15 @@ from bot import deep_links, render
 from bot.handlers.common import (
     Asked,
     Handler,
+    admin_check,
     command,
     display_name,
-    is_admin,
     person_language,
     runtime,
 )
 from bot.handlers.info import cmd_help
 from bot.languages import from_telegram
-from storage import StorageError
-
-log = logging.getLogger(__name__)
+from bot.service import Refused
 
 
 async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -35,18 +30,8 @@ async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         return
     rt = runtime(context)
     reported = from_telegram(user.language_code)
-    known = await rt.storage.get_user(user.id)
-    if (known.client_language if known is not None else None) == reported:
-        return
-    if known is None and reported is None:
-        return
-    try:
-        async with rt.storage.transaction() as tx:
-            await tx.upsert_user(user.id, display_name(user), client_language=reported)
-    except StorageError as error:  # the update itself still gets its answer
-        log.warning("language of user %s not saved: %s", user.id, error)
-        return
-    await rt.delivery.refresh_user(user.id)
+    if await rt.service.note_client_language(user.id, display_name(user), reported):
+        await rt.delivery.refresh_user(user.id)
 
 
 @command
@@ -56,13 +41,12 @@ async def cmd_start(asked: Asked) -> None:
     if asked.in_group:
         await cmd_help(asked.update, asked.context)
         return
-    async with rt.storage.transaction() as tx:
-        await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    await rt.service.open_private_chat(user.id, display_name(user))
     await rt.delivery.refresh_user(user.id)
     game_id = deep_links.game_of(asked.args[0] if asked.args else "")
     lang = await person_language(rt, user, user.id, game_id=game_id)
     if game_id is not None:
-        stored = await rt.storage.load_game(game_id)
+        stored = await rt.service.stored_game(game_id)
         if stored is not None and rt.service.game(stored).is_seated(user.id):
             await asked.say(render.text("private-opened", lang))
             await rt.delivery.load(game_id)
@@ -81,16 +65,15 @@ async def cmd_lang(asked: Asked) -> None:
         # The group's language, as /settings sets it: its admins choose, and the group reads
         # the answer, in the language it has now. One's own language (the hand, alerts) is
         # chosen by /lang in the private chat, which the refusal says.
-        if not await is_admin(rt, asked.context, chat.id, user.id):
-            await asked.say(render.refusal("lang_group_admins", {}, lang))
+        admin = admin_check(rt, asked.context, chat.id, user.id)
+        try:
+            await rt.service.set_group_language(chat.id, choice, admin)
+        except Refused as refused:
+            await asked.say(render.refusal(refused.code, refused.params, lang))
             return
-        settings = await rt.storage.get_chat(chat.id)
-        async with rt.storage.transaction() as tx:
-            await tx.save_chat_settings(replace(settings, language=choice))
         await asked.say(render.text("lang-group_switched", choice), in_group=True)
         return
-    async with rt.storage.transaction() as tx:
-        await tx.upsert_user(user.id, display_name(user), language=choice, private_opened=True)
+    await rt.service.choose_language(user.id, display_name(user), choice)
     await rt.delivery.refresh_user(user.id)
     await asked.say(render.text("lang-switched", choice))
 
@@ -99,8 +82,7 @@ async def cmd_lang(asked: Asked) -> None:
 async def on_private_text(asked: Asked) -> None:
     """Any private message opens the chat for hands; plain text gets the help."""
     rt, user = asked.rt, asked.user
-    async with rt.storage.transaction() as tx:
-        await tx.upsert_user(user.id, display_name(user), private_opened=True)
+    await rt.service.open_private_chat(user.id, display_name(user))
     await rt.delivery.refresh_user(user.id)
     await asked.say(
         render.help_text(rt.help_sections(asked.lang, private=True), asked.lang, private=True)

@@ -46,11 +46,11 @@ from bot.handlers.game import ACT_COMMANDS
 from bot.languages import personal
 from bot.screens import end_note
 from bot.service import Actor, AlreadyDone, Command, Duplicate, Refused, news_events
+from bot.service_reads import StoredGame
 from bot.webapp import view as page_view
 from bot.webapp.init_data import InitData, InitDataError, secret_key, validate
 from rules.events import RoundSettled
 from rules.table import Phase
-from storage import StoredGame
 
 log = logging.getLogger(__name__)
 # A person's requests (states, presses, streams opened) in any rolling window: a page makes a
@@ -212,14 +212,14 @@ class MiniApp:
                 continue
             now = self.clock()
             try:
-                saved = await self.rt.storage.games_updated_since(since)
+                saved = await self.rt.service.games_updated_since(since)
                 for game_id, chat_id, version in saved:
                     known = self._views.get(game_id)
                     if known is not None and known.version >= version:
                         continue
                     if not any(chat == chat_id for chat, _ in self._pages):
                         continue
-                    stored = await self.rt.storage.load_game(game_id)
+                    stored = await self.rt.service.stored_game(game_id)
                     if stored is not None:
                         self.seen(await self._view_of(stored))
             except Exception:
@@ -229,7 +229,7 @@ class MiniApp:
             since = now - 1.0
 
     async def _view_of(self, stored: StoredGame) -> View:
-        chat = await self.rt.storage.get_chat(stored.chat_id)
+        chat = await self.rt.service.chat(stored.chat_id)
         return View(stored, self.rt.service.game(stored), meta_of(stored), chat)
 
     # ---------------------------------------------------------------- who asks
@@ -242,11 +242,11 @@ class MiniApp:
             raise Problem(401, "unauthorized", "app-unauthorized") from None
         self._pace(init.user.id)
         chat_id, thread_id = _table_of(request.query, init.start_param)
-        known = await self.rt.storage.get_user(init.user.id)
+        known = await self.rt.service.user(init.user.id)
         lang = personal(known, init.user.language_code)
         if lang is None:
             if chat_id is not None:
-                lang = (await self.rt.storage.get_chat(chat_id)).language
+                lang = (await self.rt.service.chat(chat_id)).language
             else:
                 lang = self.rt.settings.default_language
         return Asker(init, lang, chat_id, thread_id)
@@ -264,16 +264,16 @@ class MiniApp:
         """The newest game of the asker's table (finished ones too: the last result stays)."""
         chat_id, thread_id = asker.chat_id, asker.thread_id
         if chat_id is None:
-            seated = await self.rt.storage.seated_games(asker.init.user.id)
+            seated = await self.rt.service.seated_games(asker.init.user.id)
             if not seated:
                 return None
-            stored = await self.rt.storage.load_game(seated[-1])
+            stored = await self.rt.service.stored_game(seated[-1])
         else:
             game_id = self._tables.get((chat_id, thread_id))
             view = self._views.get(game_id) if game_id is not None else None
             if view is not None and (self.rt.replica is None or view.game.is_over):
                 return view
-            stored = await self.rt.storage.load_active_game(chat_id, thread_id)
+            stored = await self.rt.service.active_game(chat_id, thread_id)
             if stored is None and view is not None:
                 return view
         if stored is None:
@@ -470,7 +470,7 @@ class MiniApp:
             raise Problem(400, "bad_request", "app-bad_request")
         game_id, version, act, amount = press
         lang, user = asker.lang, asker.init.user
-        stored = await self.rt.storage.load_game(game_id)
+        stored = await self.rt.service.stored_game(game_id)
         if stored is None or stored.status == "finished":
             return self._refused(asker, "game_over", {}, None)
         view = await self._view_of(stored)
