@@ -23,7 +23,8 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
 from bot import commands, event_loop, heap, logs
-from bot.handlers import Runtime, perform, register
+from bot.dispatch import register
+from bot.handlers import Runtime, perform
 from bot.health import beat
 from bot.i18n import LANGUAGES
 from bot.ratelimit import PacedRateLimiter

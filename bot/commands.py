@@ -1,6 +1,6 @@
 """Every command the bot answers, in one table.
 
-The handlers (`bot.handlers.register`), the command menus (`bot.app`, setMyCommands per scope
+The handlers (`bot.dispatch.register`), the command menus (`bot.app`, setMyCommands per scope
 and language) and /help (`bot.render.help_text`) are all built from :data:`COMMANDS`, so a
 command cannot be listed without being handled, or handled without being listed.
 """

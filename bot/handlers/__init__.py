@@ -1,5 +1,4 @@
-"""Telegram handlers: parse → service → render, by feature. Every handler is registered in
-:func:`register`.
+"""Telegram handlers: parse → service → render, by feature (registered by `bot.dispatch`).
 
 - `common`: the runtime, the opening of a typed command, answers, acting on a game;
 - `game`: typed moves, /newgame, /table and the game's buttons; `endgame`: /endgame;
@@ -8,51 +7,13 @@
 - `chats`: migration, the bot's membership, errors.
 
 Game actions run under the game's lock and commit before the bot answers; what the chat sees
-is shown by delivery afterwards (`bot.delivery`).
+is shown by delivery afterwards (`bot.delivery`). The handlers read and write through the
+service (`bot.service`), never the storage, and ask it who may do what (`bot.permissions`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from telegram import Update
-from telegram.ext import (
-    Application,
-    CallbackQueryHandler,
-    ChatMemberHandler,
-    MessageHandler,
-    TypeHandler,
-    filters,
-)
-
-from bot import commands
-from bot.handlers.chat_settings import on_setting_button
-from bot.handlers.chats import on_error, on_migration, on_my_membership, reopen_chat
 from bot.handlers.common import Handler, Runtime, on_timer, perform
-from bot.handlers.endgame import on_end_button
-from bot.handlers.game import on_game_button, on_unknown_button
 from bot.handlers.info import month_start
-from bot.handlers.private import on_private_text, remember_language
 
-__all__ = ["Handler", "Runtime", "month_start", "on_timer", "perform", "register"]
-
-
-def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Every handler, in order, in one place. Commands answer new messages only: an edited
-    message must not run its command again."""
-    new = filters.UpdateType.MESSAGE
-    application.add_handler(TypeHandler(Update, remember_language), group=-2)
-    application.add_handler(TypeHandler(Update, reopen_chat), group=-1)
-    commands.register(application)
-    application.add_handler(CallbackQueryHandler(on_game_button, pattern=r"^g:"))
-    application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
-    application.add_handler(CallbackQueryHandler(on_end_button, pattern=r"^e:"))
-    application.add_handler(CallbackQueryHandler(on_unknown_button))
-    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
-    application.add_handler(ChatMemberHandler(on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
-    application.add_handler(
-        MessageHandler(
-            filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND & new, on_private_text
-        )
-    )
-    application.add_error_handler(on_error)
+__all__ = ["Handler", "Runtime", "month_start", "on_timer", "perform"]
