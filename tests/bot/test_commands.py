@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from telegram import Update
 
 from bot import i18n, render
 from bot.callbacks import Act
@@ -83,6 +84,34 @@ async def test_an_invalid_combination_is_refused_with_an_alert(harness: Harness)
     # The close button leaves the saved settings.
     await harness.press_data(a, menu, setting(menu, "close", "x"))
     assert not menu.inline_keyboard
+
+
+async def test_two_admins_change_two_settings_at_once_and_both_stay(harness: Harness) -> None:
+    a, b, _, _ = harness.users
+    harness.group.admins.add(b.id)  # Борис is an admin of the group too
+    await harness.say(a, "/settings")
+    await harness.say(b, "/settings")  # both known as admins: neither press waits on Telegram
+    menu = harness.group.last_with_buttons()
+    assert menu is not None
+    before = await harness.rt.storage.get_chat(harness.group.id)
+    assert not before.house_banker and "bust_fine_percent" not in before.overrides
+    queries = [
+        await a.press(menu, data=setting(menu, "house", "on")),
+        await b.press(menu, data=setting(menu, "fine", "50")),
+    ]
+    # Both presses handled at the same time, as the bot's concurrent updates are.
+    _, body = await harness.server.dispatch(
+        harness.bot.token, "getUpdates", {"offset": harness.offset, "timeout": 0}
+    )
+    assert len(body["result"]) == 2
+    harness.offset = body["result"][-1]["update_id"] + 1
+    app = harness.app
+    await asyncio.gather(*(app.process_update(Update.de_json(u, app.bot)) for u in body["result"]))
+    await harness.deliver()
+    answers = [await query.wait(timeout=5) for query in queries]
+    assert not any(answer.show_alert for answer in answers), answers
+    chat = await harness.rt.storage.get_chat(harness.group.id)
+    assert chat.house_banker and chat.overrides == {"bust_fine_percent": 50}
 
 
 async def test_lang_switches_the_group_to_english(harness: Harness) -> None:
