@@ -213,6 +213,38 @@ async def test_endgame_needs_the_creator_the_banker_or_an_admin(harness: Harness
     assert (await harness.stored()).game_id != stored.game_id
 
 
+async def test_an_admin_closes_someone_elses_lobby_with_its_button(harness: Harness) -> None:
+    a, b, c, _ = harness.users  # Аня is the group's admin
+    await harness.say(b, "/newgame")
+    await harness.say(c, "/join")
+    lobby = harness.table()
+    stored = await harness.stored()
+    asked = len(harness.calls("getChatMember"))
+    answer = await harness.press_act(c, lobby, Act.CANCEL)
+    assert answer.show_alert and answer.text == refusal("cancel_creator", creator_name="Борис")
+    await unchanged(harness, stored)
+    answer = await harness.press_act(a, lobby, Act.CANCEL)
+    assert not answer.show_alert
+    closed = await harness.rt.storage.load_game(stored.game_id)
+    assert closed is not None and closed.status == "finished"
+    assert closed.state["meta"]["ended_by"] == a.id
+    # Telegram was asked about Вика and Аня, once each: the rule needed it for them.
+    assert len(harness.calls("getChatMember")) == asked + 2
+
+
+async def test_whom_the_rules_let_act_is_never_asked_about_admin_rights(harness: Harness) -> None:
+    _, b, c, _ = harness.users
+    await harness.say(b, "/newgame")
+    await harness.say(c, "/join")
+    await harness.say(b, "/cancel")  # his own lobby
+    assert await harness.rt.storage.load_active_game(harness.group.id, 0) is None
+    await harness.say(c, "/newgame")
+    await harness.say(b, "/join")
+    await harness.end_game(c)  # his own game
+    assert await harness.rt.storage.load_active_game(harness.group.id, 0) is None
+    assert harness.calls("getChatMember") == []
+
+
 async def test_settings_need_an_admin(harness: Harness) -> None:
     a, b, _, _ = harness.users
     count = len(harness.group.all_messages)
