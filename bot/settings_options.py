@@ -1,9 +1,9 @@
 """The chat settings a group admin changes from /settings, in one table.
 
 The menu's lines and buttons (`bot.render.settings_menu`), the parsing and validation of a
-press and the change it makes to the stored settings (`bot.handlers.chat_settings`) are
-all built from :data:`OPTIONS`, so a new option is one entry here (and its texts in the
-catalogs), never four edits that can drift apart.
+press (`bot.handlers.chat_settings`) and the change it makes to the stored settings
+(`bot.service_settings`) are all built from :data:`OPTIONS`, so a new option is one entry
+here (and its texts in the catalogs), never four edits that can drift apart.
 """
 
 from __future__ import annotations
