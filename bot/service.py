@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cachetools import LRUCache
@@ -77,7 +77,7 @@ class Actor:
     name: str
     # The front end's way to learn whether he is an admin of the game's group, asked only
     # when a rule needs it (`bot.permissions`); None where it cannot tell.
-    admin: AdminCheck | None = None
+    admin: AdminCheck | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
