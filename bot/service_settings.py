@@ -44,14 +44,14 @@ class ServiceSettings:
     ) -> ChatSettings:
         """One option of the /settings menu (`bot.settings_options`, a valid key and value)
         changed by an admin (else ``admins_only``); a combination the rules refuse is
-        ``invalid_setting`` (key). Returns the settings as saved."""
+        ``invalid_variant`` (key). Returns the settings as saved."""
         await verify_admin(admin)
 
         def change(settings: ChatSettings) -> ChatSettings:
             try:
                 return settings_options.apply(settings, key, value)
             except RulesError:
-                raise Refused("invalid_setting", key=key) from None
+                raise Refused("invalid_variant", key=key) from None
 
         return await self._change_settings(chat_id, change)
 

@@ -58,7 +58,7 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         else:
             settings = await rt.service.change_setting(chat_id, button.key, button.value, admin)
     except Refused as refused:
-        if refused.code == "invalid_setting":
+        if refused.code == "invalid_variant":
             # What does not go together, in the catalog's words (never the engine's English).
             await alert(query, render.setting_refusal(button.key, lang))
         else:

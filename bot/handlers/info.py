@@ -213,7 +213,7 @@ async def cmd_verify(asked: Asked) -> None:
     try:
         round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
     except Refused as refused:
-        await asked.say(render.text(f"verify-{refused.code}", lang, **refused.params))
+        await asked.say(render.refusal(refused.code, refused.params, lang))
         return
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
     await asked.say(text_)

@@ -168,7 +168,7 @@ async def test_a_person_reads_his_own_language_and_the_group_its_own(harness: Ha
     toast = await harness.press(quiet, harness.table(), i18n.t("btn-join", "en"))
     assert toast.text == render.text("joined", "en")
     said = await answers(harness, quiet, "/verify", private=True)
-    assert said == [plain(render.text("verify-none_yet", "en"))]
+    assert said == [plain(render.text("refusal-none_yet", "en"))]
     said = await answers(harness, quiet, "/help", private=True)
     assert said == [
         plain(render.help_text(commands.sections("en", private=True), "en", private=True))

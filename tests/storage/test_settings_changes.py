@@ -47,7 +47,7 @@ async def not_admin() -> bool:
     [
         ("fine", "0", not_admin, ("admins_only", {})),
         # twodecks104 counts aces 1 or 11 always: that rule cannot be switched off.
-        ("acelow", "off", admin, ("invalid_setting", {"key": "acelow"})),
+        ("acelow", "off", admin, ("invalid_variant", {"key": "acelow"})),
     ],
 )
 async def test_a_refused_change_writes_nothing(

@@ -126,13 +126,13 @@ verify-deal_bad = cards NOT dealt in order ❌
 verify-ok = Verdict: ✅ the deck was fair
 verify-bad = Verdict: ❌ the check failed
 verify-how = Check it without the bot: the SHA-256 hash of “ochko-v1|salt|order” must equal the hash shown before the deal; the order is the card codes separated by spaces: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 or X2.
-verify-not_revealed = 🔒 The deck of round { $round } is revealed after the showdown.
-verify-no_round = This game has no round { $round }. { $played ->
+refusal-not_revealed = 🔒 The deck of round { $round } is revealed after the showdown.
+refusal-no_round = This game has no round { $round }. { $played ->
         [0] No round has been played yet.
         [one] { $played } round played so far.
        *[other] { $played } rounds played so far.
     }
-verify-none_yet = 🔒 No round has been settled yet: the deck is revealed after the showdown.
+refusal-none_yet = 🔒 No round has been settled yet: the deck is revealed after the showdown.
 verify-legacy = Round { $round } was dealt before the bot showed the deck's hash.
 verify-no_game = There is no game whose deck could be checked.
 cmd-verify = check a round's deck: /verify [round]
