@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import time
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,15 +19,16 @@ from telegram import (
 )
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError, TelegramError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
+from telegram.ext import Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
 from bot import commands, event_loop, heap, logs
 from bot.dispatch import register
-from bot.handlers import Runtime, perform
+from bot.handlers import Runtime, endgame, perform
 from bot.health import beat
 from bot.i18n import LANGUAGES
 from bot.ratelimit import PacedRateLimiter
+from bot.scheduler import Clock, Scheduler
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
 from bot.startup import (
@@ -73,9 +74,14 @@ def configure_logging(settings: Settings) -> None:
 
 
 def build_application(
-    settings: Settings, *, request: BaseRequest | None = None, rate_limiter: bool = True
+    settings: Settings,
+    *,
+    request: BaseRequest | None = None,
+    rate_limiter: bool = True,
+    clock: Clock | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The application; ``request`` replaces the HTTP transport (offline handler tests)."""
+    """The application; ``request`` replaces the HTTP transport (offline handler tests),
+    ``clock`` the wall clock of everything the bot judges or does by time (tests move it)."""
     base = settings.bot_api_base_url.rstrip("/")
     file_base = base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file"
     builder = (
@@ -85,6 +91,7 @@ def build_application(
         .base_file_url(file_base)
         .defaults(DEFAULTS)
         .concurrent_updates(256)
+        .job_queue(None)  # everything timed runs on the one scheduler (bot/scheduler.py)
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
@@ -98,16 +105,19 @@ def build_application(
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()
     application.bot_data["settings"] = settings
+    application.bot_data["clock"] = clock if clock is not None else Clock()
     register(application)
     return application
 
 
 async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings: Settings = application.bot_data["settings"]
+    clock: Clock = application.bot_data["clock"]
     storage = open_storage(
         settings.database_url,
         synchronous=settings.sqlite_synchronous,
         default_language=settings.default_language,
+        clock=clock,
     )
     await storage.start()
     service = GameService(
@@ -115,6 +125,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         starting_balance=settings.starting_balance,
         turn_timeout=settings.turn_timeout,
         max_games_per_user=settings.max_games_per_user,
+        clock=clock,
     )
     limiter = application.bot.rate_limiter
     rt = Runtime(
@@ -125,15 +136,16 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
         help_sections=commands.sections,
         shared=shared_database(settings.database_url),
+        scheduler=Scheduler(clock),
     )
-    timers, delivery = rt.timers, rt.delivery
+    timers, delivery, scheduler = rt.timers, rt.delivery, rt.scheduler
     application.bot_data["runtime"] = rt
     if settings.webapp_url:
         await _start_miniapp(application, rt, settings)
     if rt.replica is not None:
         # Before anything is sent: the overall flood budget is shared from the first message.
         await rt.replica.heartbeat()
-    await prune(storage)
+    await prune(storage, clock())
     # Timers come back from the stored deadlines; overdue ones fire at once.
     for game_id, deadline in await storage.games_with_deadlines():
         timers.arm(game_id, deadline)
@@ -144,19 +156,18 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         set(await storage.stale_views()) | set(await storage.games_awaiting_clock())
     ):
         await delivery.load(game_id)
+    # Deadlines kept in the database beside the games' (an unanswered «end the game?»).
+    rt.deadlines.kind(endgame.ASK_KIND, partial(endgame.ask_expired, rt))
+    await rt.deadlines.restore()
     timers.start()
-    delivery.start()
     if rt.replica is not None:
-        rt.replica.start()
+        rt.replica.start(scheduler)
     await _register_commands(application)
-    if application.job_queue is not None:
-        application.job_queue.run_repeating(sweep_stale, interval=SWEEP_INTERVAL, first=5.0)
-        # The first beat now: APScheduler moves a first run "at 0 s" one interval on.
-        _beat()
-        application.job_queue.run_repeating(heartbeat, interval=HEARTBEAT_INTERVAL)
-        application.job_queue.run_repeating(
-            prune_job, interval=PRUNE_INTERVAL, first=PRUNE_INTERVAL
-        )
+    scheduler.every(("sweep",), SWEEP_INTERVAL, partial(sweep_stale, rt), first=5.0)
+    _beat()
+    scheduler.every(("heartbeat",), HEARTBEAT_INTERVAL, heartbeat)
+    scheduler.every(("prune",), PRUNE_INTERVAL, partial(prune_job, rt))
+    scheduler.start()
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
 
 
@@ -214,12 +225,11 @@ async def _job_turn(rt: Runtime, job: str, every: float) -> bool:
     return rt.replica is None or await rt.replica.job_turn(job, every)
 
 
-async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
+async def sweep_stale(rt: Runtime) -> None:
     """Lobbies and games nobody touched for LOBBY_TIMEOUT end, with a message."""
-    rt: Runtime = context.application.bot_data["runtime"]
     if not await _job_turn(rt, "sweep", SWEEP_INTERVAL):
         return
-    idle_before = time.time() - rt.settings.lobby_timeout
+    idle_before = rt.scheduler.clock() - rt.settings.lobby_timeout
     for game_id in await rt.storage.stale_games(idle_before):
         try:
             await perform(rt, game_id, None, Command("expire"))
@@ -228,9 +238,8 @@ async def sweep_stale(context: ContextTypes.DEFAULT_TYPE) -> None:
             continue
 
 
-async def prune(storage: Storage) -> None:
+async def prune(storage: Storage, now: float) -> None:
     """Forget processed update ids older than a day and digests of long-gone messages."""
-    now = time.time()
     async with storage.transaction() as tx:
         updates = await tx.prune_processed(now - PROCESSED_KEEP)
         shown = await tx.prune_shown(now - SHOWN_KEEP)
@@ -238,13 +247,12 @@ async def prune(storage: Storage) -> None:
         log.info("pruned %d processed update ids, %d message digests", updates, shown)
 
 
-async def prune_job(context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt: Runtime = context.application.bot_data["runtime"]
+async def prune_job(rt: Runtime) -> None:
     if await _job_turn(rt, "prune", PRUNE_INTERVAL):
-        await prune(rt.storage)
+        await prune(rt.storage, rt.scheduler.clock())
 
 
-async def heartbeat(context: ContextTypes.DEFAULT_TYPE) -> None:
+async def heartbeat() -> None:
     """Proof of a live event loop for the container's health check (bot/health.py)."""
     _beat()
 
@@ -264,14 +272,15 @@ async def post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     miniapp = application.bot_data.pop("miniapp", None)
     if miniapp is not None:
         await miniapp.stop()  # no more presses from the pages, as no more updates come
-    await rt.timers.stop()
+    # Nothing more runs by the clock: no turn times out, no lease is renewed meanwhile.
+    await rt.scheduler.stop()
     # Replicas hand what is left to the others (with the chats' recent sends) rather than wait.
     drain = DRAIN_SECONDS if rt.replica is None else SHARED_DRAIN_SECONDS
     if not await rt.delivery.drain(timeout=drain):
         log.warning("stopping with chats still to update: %s", rt.delivery.lanes.waiting())
     if rt.replica is not None:
         # Drained: the other replicas take the chats over now, counting what was just sent.
-        await rt.replica.stop()
+        rt.replica.stop()
         await rt.replica.release_all()
 
 
@@ -282,10 +291,10 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
     miniapp = application.bot_data.pop("miniapp", None)
     if miniapp is not None:  # a start that failed before post_stop
         await miniapp.stop()
-    await rt.timers.stop()
+    await rt.scheduler.stop()
     await rt.delivery.stop()
     if rt.replica is not None:
-        await rt.replica.stop()
+        rt.replica.stop()
     await rt.storage.stop()
     log.info("stopped cleanly")
 

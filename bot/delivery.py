@@ -28,7 +28,6 @@ over several objects. What a message shows (a render and its digest) is :mod:`bo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable, Iterable
@@ -47,10 +46,10 @@ from bot.house import HOUSE_ID
 from bot.lanes import Lanes, Limiter, Priority, Step
 from bot.languages import personal
 from bot.replicas import Replica
+from bot.scheduler import Scheduler
 from bot.screens import Screens, digest, has_buttons, notice_of, same
 from bot.service import GameService
 from bot.telegram_errors import Fate, Verdict, classify
-from bot.timers import TurnTimers
 from rules.events import RoundSettled, SessionEnded
 from rules.table import Phase
 from storage import GameNotFound, Storage, User
@@ -62,6 +61,8 @@ USER_CACHE_SECONDS = 60.0
 USER_CACHE_LIMIT = 50_000
 BOOK_SECONDS = 0.25  # how long clocks started and views shown wait to be written together
 WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminded privately
+BOOK = ("delivery_book",)  # the scheduler's keys (`bot.scheduler`)
+WARN = "warn"
 
 ChatLost = Callable[[int, Verdict], Awaitable[None]]
 ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
@@ -75,6 +76,7 @@ class Delivery:
         storage: Storage,
         service: GameService,
         *,
+        scheduler: Scheduler,
         bot_username: str,
         limiter: Limiter | None,
         on_clock: ClockStarted,
@@ -86,6 +88,7 @@ class Delivery:
         self.bot = bot
         self.storage = storage
         self.service = service
+        self.scheduler = scheduler
         self.bot_username = bot_username
         self.on_clock = on_clock
         self.on_chat_lost = on_chat_lost
@@ -113,17 +116,12 @@ class Delivery:
         )
         # player -> (his record, when to read it again); past that it is still used until read
         self._users: LRUCache[int, tuple[User | None, float]] = LRUCache(USER_CACHE_LIMIT)
-        self.warn_before = warn_before
-        self._warnings = TurnTimers(self._warn)
+        self.warn_before = warn_before  # turn warnings are jobs ("warn", game)
         self._clocks: dict[int, tuple[int, float, int]] = {}  # game -> (version, deadline, s)
         self._shown_versions: dict[int, int] = {}  # game -> version its table shows, unwritten
-        self._booker: asyncio.Task[None] | None = None
         self.replica: Replica | None = None
         self.user_ttl = USER_CACHE_SECONDS  # shorter with replicas: another may write a user
         self.followers: list[Follower] = []
-
-    def start(self) -> None:
-        self._warnings.start()
 
     # ---------------------------------------------------------------- input
 
@@ -137,7 +135,7 @@ class Delivery:
         if view.game_id not in self._views:
             await self._learn_shown(view)  # the first view since start: what do its messages show
         if view.stored.deadline is None:
-            self._warnings.arm(view.game_id, None)
+            self.scheduler.cancel((WARN, view.game_id))
         self._take(view)
 
     async def load(self, game_id: int) -> View | None:
@@ -534,12 +532,8 @@ class Delivery:
         """Write the clocks started and the versions shown a moment from now, all in one
         go: a transaction per action would cost more than the action. A crash in between
         loses nothing: start-up shows such games again and their clocks start anew."""
-        if self._booker is None or self._booker.done():
-            self._booker = asyncio.create_task(self._book_later(), name="delivery-book")
-
-    async def _book_later(self) -> None:
-        await asyncio.sleep(BOOK_SECONDS)
-        await self._book()
+        if self.scheduler.due(BOOK) is None:
+            self.scheduler.after(BOOK, BOOK_SECONDS, self._book)
 
     async def _book(self) -> None:
         while self._clocks or self._shown_versions:
@@ -662,7 +656,8 @@ class Delivery:
         for follower in self.followers:
             follower.clock_started(game_id, version, deadline)
         if self.warn_before and timeout >= 2 * self.warn_before:
-            self._warnings.arm(game_id, deadline - self.warn_before)
+            warn = partial(self._warn, game_id)
+            self.scheduler.at((WARN, game_id), deadline - self.warn_before, warn)
 
     async def _warn(self, game_id: int) -> None:
         """A short private reminder (a new message, so it notifies) before the turn times out."""
@@ -670,7 +665,7 @@ class Delivery:
         if view is None or view.stored.deadline is None:
             return
         actor = view.actor
-        left = int(view.stored.deadline - time.time() + 0.5)
+        left = int(view.stored.deadline - self.scheduler.clock() + 0.5)
         if actor is None or not self._private_ok(actor) or left <= 0:
             return
         lang = self.user_language(actor) or view.chat.language
@@ -699,9 +694,7 @@ class Delivery:
     async def stop(self) -> None:
         """Stop sending; bookkeeping under way (a few small transactions) finishes first, so
         the storage can close after it."""
-        await self._warnings.stop()
+        for key in [BOOK, *self.scheduler.keys(WARN)]:
+            self.scheduler.cancel(key)
         await self.lanes.stop()
-        if self._booker is not None:
-            self._booker.cancel()
-            await asyncio.gather(self._booker, return_exceptions=True)
         await self._book()

@@ -58,4 +58,3 @@ def configure_logging(level: str, secrets: list[str]) -> None:
     root.setLevel(level)
     # One line per HTTP request is noise at INFO; failures still show as warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)

@@ -16,17 +16,17 @@ otherwise keep to itself is shared through the database:
   finds the chat behind (`Storage.stale_views`), takes over, counting the sends the dead one
   may have made since its last note.
 * **turn deadlines** are claimed from the database (`Storage.claim_due`), so whichever
-  process is alive fires them (see `bot.timers.ClaimedTimers`);
+  process is alive fires them (see `bot.timers`);
 * **periodic jobs** (the sweep of idle games, pruning) run in the process holding the job's
   lease (``job:<name>``).
 
-Polling (one process, SQLite) needs none of it: `Replica` is only made for a database that
-other processes may share.
+A replica's loops (poll, renew, heartbeat, adopt) are repeating jobs of the bot's one
+scheduler (`bot.scheduler`). Polling (one process, SQLite) needs none of it: `Replica` is only
+made for a database that other processes may share.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -36,6 +36,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Final, Protocol, runtime_checkable
 
+from bot.scheduler import Scheduler
 from storage import Storage
 from storage.models import Lease
 
@@ -80,6 +81,7 @@ def chat_lease(chat_id: int) -> str:
 
 
 REPLICA_PREFIX: Final = "replica:"
+REPLICA_JOB: Final = "replica"  # the scheduler's keys of the loops: ("replica", "poll") …
 
 
 class Replica:
@@ -100,7 +102,7 @@ class Replica:
         self._held: dict[int, float] = {}  # chat -> when our lease runs out
         self._active: dict[int, float] = {}  # chat -> last activity
         self._others: dict[int, float] = {}  # chat -> until when another holds it, as read
-        self._tasks: list[asyncio.Task[None]] = []
+        self._scheduler: Scheduler | None = None
         self._seen: dict[int, int] = {}  # game -> newest version polled
         self._chat_of: dict[int, int] = {}  # game -> its chat
         self._since = 0.0
@@ -230,30 +232,26 @@ class Replica:
 
     # ---------------------------------------------------------------- polling
 
-    def start(self) -> None:
+    def start(self, scheduler: Scheduler) -> None:
+        """Poll, renew, beat and adopt on the scheduler, each every so often."""
         self._since = self._clock() - 1.0
-        self._tasks = [
-            asyncio.create_task(self._every(POLL_SECONDS, self.poll), name="replica-poll"),
-            asyncio.create_task(self._every(RENEW_SECONDS, self.renew), name="replica-renew"),
-            asyncio.create_task(self._every(HEARTBEAT_SECONDS, self._beat), name="replica-beat"),
-            asyncio.create_task(self._every(ORPHAN_SECONDS, self.adopt), name="replica-adopt"),
+        self._scheduler = scheduler
+        for name, seconds, work in self._loops():
+            scheduler.every((REPLICA_JOB, name), seconds, work)
+
+    def stop(self) -> None:
+        if self._scheduler is not None:
+            for name, _, _ in self._loops():
+                self._scheduler.cancel((REPLICA_JOB, name))
+            self._scheduler = None
+
+    def _loops(self) -> list[tuple[str, float, Callable[[], Awaitable[None]]]]:
+        return [
+            ("poll", POLL_SECONDS, self.poll),
+            ("renew", RENEW_SECONDS, self.renew),
+            ("beat", HEARTBEAT_SECONDS, self._beat),
+            ("adopt", ORPHAN_SECONDS, self.adopt),
         ]
-
-    async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
-
-    async def _every(self, seconds: float, work: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            try:
-                await work()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("replica: %s failed", getattr(work, "__name__", work))
 
     async def poll(self) -> None:
         """Show the versions other processes committed in the chats this one delivers."""

@@ -26,11 +26,12 @@ from bot.locks import KeyedLocks
 from bot.permissions import AdminCheck
 from bot.replicas import Budget, Replica
 from bot.replies import Cooldowns, Replies, pointer_text
+from bot.scheduler import Deadlines, LeaseDeadlines, Scheduler
 from bot.service import Actor, Command, GameService, Outcome, Refused
 from bot.service_reads import StoredGame
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
-from bot.timers import ClaimedTimers, TurnTimers
+from bot.timers import TurnTimers
 from rules.game import Game
 from rules.odds import odds_for
 
@@ -82,6 +83,7 @@ class Runtime:
         limiter: Limiter | None,
         help_sections: HelpSections,
         shared: bool = False,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.settings = settings
         # /help's groups of the command table's menus (`bot.commands.sections`): the table
@@ -94,16 +96,20 @@ class Runtime:
         self.bot_username = bot_username
         # Other processes may share the database (replicas behind a webhook, bot.replicas).
         budget = limiter if isinstance(limiter, Budget) else None
-        self.replica = Replica(storage, budget) if shared else None
-        self.timers: TurnTimers | ClaimedTimers = (
-            ClaimedTimers(self._turn_ran_out, storage, self.replica.name)
-            if self.replica is not None
-            else TurnTimers(self._turn_ran_out)
+        # Everything done later runs on one scheduler, by one clock (`bot.scheduler`).
+        self.scheduler = scheduler if scheduler is not None else Scheduler()
+        self.replica = Replica(storage, budget, clock=self.scheduler.clock) if shared else None
+        self.timers = TurnTimers(
+            self.scheduler,
+            self._turn_ran_out,
+            storage=storage if self.replica is not None else None,
+            owner=self.replica.name if self.replica is not None else "",
         )
         self.delivery = Delivery(
             bot,
             storage,
             service,
+            scheduler=self.scheduler,
             bot_username=bot_username,
             limiter=limiter,
             on_clock=self.timers.arm,
@@ -117,6 +123,8 @@ class Runtime:
             self.replica.on_changed = self._changed_elsewhere
             self.replica.on_lost = self.delivery.chat_given_up
             self.replica.known_version = self.delivery.version_of
+        # What must outlive the process is kept in the database (`bot.scheduler.Deadlines`).
+        self.deadlines = Deadlines(self.scheduler, LeaseDeadlines(storage, self.scheduler.clock))
         self.replies = Replies(self.delivery.lanes)
         self.locks = KeyedLocks()
         # (chat, user) -> is an admin: Telegram's answer is trusted for ADMIN_TTL seconds.

@@ -3,7 +3,6 @@ press, in time, ends the game."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from telegram import ReplyParameters, Update
@@ -32,6 +31,9 @@ log = logging.getLogger(__name__)
 
 
 END_CONFIRM_SECONDS = 30  # how long «end the game?» waits for its asker's press
+# Its expiry is a deadline kept in the database (`bot.scheduler.Deadlines`), keyed
+# "<chat>:<message>": after a restart the question still closes itself.
+ASK_KIND = "end_ask"
 
 
 @group_command
@@ -51,7 +53,6 @@ async def cmd_endgame(asked: Asked) -> None:
     message = asked.message
     group_lang = (await rt.service.chat(chat.id)).language
     name, game_id = display_name(user), stored.game_id
-    asks = _end_asks(context)
 
     async def send() -> object:
         # The clock starts when the question is shown, not when it was queued.
@@ -65,35 +66,32 @@ async def cmd_endgame(asked: Asked) -> None:
             reply_parameters=ReplyParameters(message.message_id, allow_sending_without_reply=True),
             **rt.delivery.lanes.send_args(),
         )
-        key = (chat.id, sent.message_id)
-        # Unanswered, the question says so and loses its buttons (one edit, at the lowest
-        # priority: never before the game's own messages).
-        asks[key] = asyncio.get_running_loop().call_later(
-            END_CONFIRM_SECONDS,
-            lambda: _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang)),
-        )
+        # Unanswered, the question says so and loses its buttons (`ask_expired`).
+        await rt.deadlines.arm(ASK_KIND, f"{chat.id}:{sent.message_id}", expires)
         return sent
 
     rt.delivery.lanes.post(chat.id, send, "end confirmation")
 
 
-def _end_asks(context: ContextTypes.DEFAULT_TYPE) -> dict[tuple[int, int], asyncio.TimerHandle]:
-    """The open «end the game?» questions: (chat, message) -> the timer that closes it."""
-    asks: dict[tuple[int, int], asyncio.TimerHandle] = context.application.bot_data.setdefault(
-        "end_asks", {}
-    )
-    return asks
+async def ask_expired(rt: Runtime, key: str) -> None:
+    """Nobody answered in time: the question says so and loses its buttons (one edit, at the
+    lowest priority: never before the game's own messages)."""
+    chat_id, message_id = (int(part) for part in key.split(":"))
+    group_lang = (await rt.service.chat(chat_id)).language
+    _close(rt, chat_id, message_id, render.text("endgame-expired", group_lang))
 
 
-def _close_end_ask(
-    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, key: tuple[int, int], note: str | None
-) -> None:
-    """The question is answered or expired: edit it to ``note`` (no buttons), or with no note
-    delete it (the game's summary follows it)."""
-    timer = _end_asks(context).pop(key, None)
-    if timer is not None:
-        timer.cancel()
+async def _close_end_ask(rt: Runtime, key: tuple[int, int], note: str | None) -> None:
+    """The question is answered: its expiry is forgotten, and it is closed (`_close`)."""
     chat_id, message_id = key
+    await rt.deadlines.cancel(ASK_KIND, f"{chat_id}:{message_id}")
+    _close(rt, chat_id, message_id, note)
+
+
+def _close(rt: Runtime, chat_id: int, message_id: int, note: str | None) -> None:
+    """Edit the question to ``note`` (no buttons), or with no note delete it (the game's
+    summary follows it)."""
+    bot = rt.delivery.bot
 
     async def close() -> object:
         if rt.replica is not None and not await rt.replica.first_to(
@@ -102,10 +100,10 @@ def _close_end_ask(
             return None  # another replica closed it (the press went there, the timer here)
         try:
             if note is None:
-                return await context.bot.delete_message(
+                return await bot.delete_message(
                     chat_id, message_id, **rt.delivery.lanes.send_args()
                 )
-            return await context.bot.edit_message_text(
+            return await bot.edit_message_text(
                 note,
                 chat_id=chat_id,
                 message_id=message_id,
@@ -142,11 +140,11 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if not button.yes:
         await answer(query)
         kept = render.text("endgame-kept", group_lang, name=display_name(user))
-        _close_end_ask(rt, context, key, kept)
+        await _close_end_ask(rt, key, kept)
         return
     if rt.service.clock() > button.expires:
         await alert(query, render.text("endgame-expired", lang))
-        _close_end_ask(rt, context, key, render.text("endgame-expired", group_lang))
+        await _close_end_ask(rt, key, render.text("endgame-expired", group_lang))
         return
     try:
         await perform(
@@ -160,7 +158,7 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     except Refused as refused:
         if refused.code in ("game_over", "foreign_game"):  # ended meanwhile: the question goes
             await alert(query, render.text("endgame-over", lang))
-            _close_end_ask(rt, context, key, None)
+            await _close_end_ask(rt, key, None)
         else:
             await alert(query, render.refusal(refused.code, refused.params, lang))
         return
@@ -168,4 +166,4 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await answer(query)
         return
     await answer(query)
-    _close_end_ask(rt, context, key, None)
+    await _close_end_ask(rt, key, None)

@@ -18,7 +18,8 @@ Live: every version this process commits or reads reaches :meth:`MiniApp.seen` (
 followers), which wakes the table's pages; each page then renders the newest state for its
 person. With replicas on PostgreSQL a page may be served by another process than the one that
 committed: :meth:`MiniApp._watch` reads the games saved since its last look every
-:data:`WATCH_SECONDS` — committed state, never another process's memory.
+:data:`WATCH_SECONDS` (a job of the bot's scheduler) — committed state, never another
+process's memory.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ WINDOW_SECONDS = 10.0
 STREAMS_PER_PERSON = 6  # pages open at once (phone, desktop, a few reloads still closing)
 PING_SECONDS = 15.0  # a comment on an idle stream, so proxies and phones keep it open
 WATCH_SECONDS = 0.1  # how often replicas look for games other processes saved
+WATCH = ("miniapp_watch",)  # its key on the scheduler
 MEMBER_SECONDS = 60.0  # how long Telegram's answer to "is this person in the group" is trusted
 MEMBER_CACHE = 20_000
 VIEW_CACHE = 4096
@@ -130,7 +132,7 @@ class MiniApp:
         self._recent: TTLCache[int, list[float]] = TTLCache(MEMBER_CACHE, WINDOW_SECONDS)
         self._streams_of: dict[int, int] = {}  # person -> event streams open
         self._runner: web.AppRunner | None = None
-        self._watcher: asyncio.Task[None] | None = None
+        self._since = 0.0  # the watch's last look, by the writers' clocks
         self._streams: set[web.StreamResponse] = set()
         self.pushed = 0  # states written to event streams (benchmarks read it)
 
@@ -154,14 +156,12 @@ class MiniApp:
         await self._runner.setup()
         await web.TCPSite(self._runner, host, port).start()
         if self.rt.replica is not None:
-            self._watcher = asyncio.create_task(self._watch(), name="miniapp-watch")
+            self._since = self.clock() - 1.0
+            self.rt.scheduler.every(WATCH, WATCH_SECONDS, self._watch)
         log.info("Mini App served on %s:%d", host, port)
 
     async def stop(self) -> None:
-        if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher
+        self.rt.scheduler.cancel(WATCH)
         for stream in list(self._streams):
             # Ends the stream; the page reconnects (to another replica, or after a restart).
             with contextlib.suppress(Exception):
@@ -204,29 +204,21 @@ class MiniApp:
 
     async def _watch(self) -> None:
         """Replicas: the games other processes saved, for the tables with open pages here."""
-        since = self.clock() - 1.0
-        while True:
-            await asyncio.sleep(WATCH_SECONDS)
-            if not self._pages:
-                since = self.clock() - 1.0
+        now = self.clock()
+        if not self._pages:
+            self._since = now - 1.0
+            return
+        for game_id, chat_id, version in await self.rt.service.games_updated_since(self._since):
+            known = self._views.get(game_id)
+            if known is not None and known.version >= version:
                 continue
-            now = self.clock()
-            try:
-                saved = await self.rt.service.games_updated_since(since)
-                for game_id, chat_id, version in saved:
-                    known = self._views.get(game_id)
-                    if known is not None and known.version >= version:
-                        continue
-                    if not any(chat == chat_id for chat, _ in self._pages):
-                        continue
-                    stored = await self.rt.service.stored_game(game_id)
-                    if stored is not None:
-                        self.seen(await self._view_of(stored))
-            except Exception:
-                log.exception("could not read the games saved since %.3f", since)
+            if not any(chat == chat_id for chat, _ in self._pages):
                 continue
-            # Writers' clocks differ a little: look a second back (a version seen is skipped).
-            since = now - 1.0
+            stored = await self.rt.service.stored_game(game_id)
+            if stored is not None:
+                self.seen(await self._view_of(stored))
+        # Writers' clocks differ a little: look a second back (a version seen is skipped).
+        self._since = now - 1.0
 
     async def _view_of(self, stored: StoredGame) -> View:
         chat = await self.rt.service.chat(stored.chat_id)

@@ -19,6 +19,7 @@ from bot import render
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton, parse_game
 from bot.handlers import Runtime, on_timer
+from bot.scheduler import FakeClock
 from bot.settings import Settings
 from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message
 from localbotapi.models import CallbackAnswer, RequestRecord
@@ -211,10 +212,19 @@ class Harness:
         """Every text the group ever saw, including earlier versions of edited messages."""
         return [text for message in self.group.all_messages for text in message.texts]
 
+    @property
+    def clock(self) -> FakeClock:
+        """The bot's one clock (`bot.scheduler`): it stands still until a test moves it."""
+        clock = self.app.bot_data["clock"]
+        assert isinstance(clock, FakeClock)
+        return clock
+
     async def advance_clock(self, seconds: float) -> None:
-        """Let turn deadlines pass without waiting: the service judges time by its clock."""
-        base = self.rt.service.clock
-        self.rt.service.clock = lambda: base() + seconds
+        """Let time pass without waiting: what became due by the bot's clock runs (turns time
+        out, warnings and sweeps go), and what it shows is delivered."""
+        self.clock.advance(seconds)
+        await self.rt.scheduler.settle()
+        await self.deliver()
 
     def advance_reply_clock(self, seconds: float) -> None:
         """Let the limits on answers pass without waiting: the once-a-minute group answers,
@@ -291,19 +301,23 @@ async def start_harness(
 
 
 async def _open_app(
-    server: BotApiServer, settings: Settings
+    server: BotApiServer, settings: Settings, clock: FakeClock | None = None
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    app = build_application(settings, request=OfflineRequest(server), rate_limiter=False)
+    clock = clock if clock is not None else FakeClock()
+    app = build_application(
+        settings, request=OfflineRequest(server), rate_limiter=False, clock=clock
+    )
     await app.initialize()
     await post_init(app)
     return app
 
 
-async def restart_harness(old: Harness) -> Harness:
+async def restart_harness(old: Harness, clock: FakeClock | None = None) -> Harness:
     """A new Application on the same database and the same server (after ``stop_harness(old)``):
-    the same bot, users and group, as when the process restarts."""
+    the same bot, users and group, as when the process restarts; its clock reads the real
+    time, unless ``clock`` is given."""
     assert old.settings is not None
-    app = await _open_app(old.server, old.settings)
+    app = await _open_app(old.server, old.settings, clock)
     harness = Harness(
         old.server,
         old.bot,

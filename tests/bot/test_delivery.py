@@ -5,7 +5,6 @@ edited commands and restarts — through the real Application and the local Bot 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -243,7 +242,7 @@ async def test_after_a_crash_no_edit_is_answered_not_modified(harness: Harness) 
     # A crash: the process dies with nothing flushed (what it had not committed is rolled
     # back, as the OS does for a dead process), and starts again on the same database.
     await h.rt.delivery.stop()
-    await h.rt.timers.stop()
+    await h.rt.scheduler.stop()
     await h.rt.storage.stop()
     await h.app.shutdown()
     again = await restart_harness(h)
@@ -271,9 +270,7 @@ async def test_a_transient_failure_is_retried_with_backoff(harness: Harness) -> 
     assert "ставка 10" in h.group.message((await h.stored()).table_message_id or 0).content  # type: ignore[union-attr]
 
 
-async def test_update_ids_older_than_a_day_are_forgotten(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_update_ids_older_than_a_day_are_forgotten(harness: Harness) -> None:
     """processed_updates is pruned by age: a day later an id can be claimed again (Telegram
     re-sends an update for at most a day; ids may restart only after a week of silence)."""
     from bot import app as app_module
@@ -282,11 +279,9 @@ async def test_update_ids_older_than_a_day_are_forgotten(
     update_id = 987_654_321
     async with storage.transaction() as tx:
         assert await tx.claim_update(update_id)
-    await app_module.prune(storage)
+    await harness.advance_clock(app_module.PRUNE_INTERVAL)  # the hourly prune ran
     assert await storage.is_processed(update_id)  # a fresh id stays
-    later = time.time() + app_module.PROCESSED_KEEP + 60
-    monkeypatch.setattr(app_module.time, "time", lambda: later)
-    await app_module.prune(storage)
+    await harness.advance_clock(app_module.PROCESSED_KEEP)  # and ran again a day later
     assert not await storage.is_processed(update_id)
 
 

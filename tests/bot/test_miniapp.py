@@ -17,6 +17,7 @@ import aiohttp
 import pytest
 
 from bot import render
+from bot.delivery import BOOK_SECONDS
 from bot.webapp.init_data import InitDataError, secret_key, validate
 from localbotapi import BotApiServer, FakeUser
 from localbotapi.webapp import init_data
@@ -358,10 +359,9 @@ async def test_the_turn_clock_reaches_the_page_when_it_starts(pages: Pages) -> N
     async with pages.session.get(pages.base + "api/events", params=params) as stream:
         state = await read_event(stream)
         await pages.act(h.users[1], "stand")
+        await h.advance_clock(BOOK_SECONDS)  # delivered, and its clock start written
         stored = await h.stored()
-        while stored.deadline is None:
-            await asyncio.sleep(0.05)
-            stored = await h.stored()
+        assert stored.deadline is not None
         while state["game"]["version"] != stored.version or (
             state["game"]["turn"]["deadline"] != stored.deadline
         ):

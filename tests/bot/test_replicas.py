@@ -7,9 +7,7 @@ real replicas on PostgreSQL is tests/e2e/test_replicas.py.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -23,7 +21,8 @@ from bot.replicas import (
     Replica,
     chat_lease,
 )
-from bot.timers import ClaimedTimers
+from bot.scheduler import FakeClock, Scheduler
+from bot.timers import TurnTimers
 from storage import Storage, open_storage
 from tests.bot.conftest import Harness
 from tests.bot.test_refusals import classic_at_stake
@@ -31,12 +30,7 @@ from tests.bot.test_refusals import classic_at_stake
 CHAT = -100
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+Clock = FakeClock
 
 
 class Budget:
@@ -59,7 +53,7 @@ class Budget:
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_800_000_000.0)
 
 
 @pytest.fixture
@@ -83,46 +77,50 @@ async def new_game(storage: Storage, chat_id: int, deadline: float | None = None
 
 
 async def test_a_due_deadline_fires_once_in_one_of_the_processes(
-    two: tuple[Storage, Storage],
+    two: tuple[Storage, Storage], clock: Clock
 ) -> None:
     fired: list[tuple[str, int]] = []
-    first_fire = asyncio.Event()
-    timers = []
+    schedulers = []
     for n, storage in enumerate(two):
         name = f"replica{n}"
 
         async def fire(game_id: int, name: str = name) -> None:
             fired.append((name, game_id))
-            first_fire.set()
 
-        timers.append(ClaimedTimers(fire, storage, name, poll=0.05, hold=60))
+        scheduler = Scheduler(clock)
+        TurnTimers(scheduler, fire, storage=storage, owner=name, poll=0.05, hold=60).start()
+        schedulers.append(scheduler)
     # Armed in neither process: as if set by one that died since.
     game = await new_game(two[0], CHAT, deadline=1.0)
-    for timer in timers:
-        timer.start()
-    await asyncio.wait_for(first_fire.wait(), timeout=5)
-    await asyncio.sleep(0.3)  # both polled several times meanwhile
-    for timer in timers:
-        await timer.stop()
+    for _ in range(6):  # both poll several times
+        for scheduler in schedulers:
+            await scheduler.settle()
+        clock.advance(0.05)
     assert [g for _, g in fired] == [game]
 
 
-async def test_an_armed_deadline_is_claimed_when_it_passes(tmp_path: Path) -> None:
-    storage = open_storage(f"sqlite:///{tmp_path / 'one.sqlite3'}")
+async def test_an_armed_deadline_is_claimed_when_it_passes(tmp_path: Path, clock: Clock) -> None:
+    storage = open_storage(f"sqlite:///{tmp_path / 'one.sqlite3'}", clock=clock)
     await storage.start()
-    fired = asyncio.Event()
+    fired: list[int] = []
 
     async def fire(game_id: int) -> None:
-        fired.set()
+        fired.append(game_id)
 
-    timers = ClaimedTimers(fire, storage, "solo", poll=30.0)
+    scheduler = Scheduler(clock)
+    timers = TurnTimers(scheduler, fire, storage=storage, owner="solo", poll=30.0)
     timers.start()
-    await asyncio.sleep(0.05)  # the loop sleeps its 30 s poll now
-    deadline = time.time() + 0.2
+    await scheduler.settle()  # the first poll, at start: nothing due
+    deadline = clock() + 1.0
     game = await new_game(storage, CHAT, deadline=deadline)
     timers.arm(game, deadline)  # a hint of when to look: the database says what is due
-    await asyncio.wait_for(fired.wait(), timeout=3)  # long before the 30 s poll
-    await timers.stop()
+    clock.advance(0.5)
+    await scheduler.settle()
+    assert fired == []
+    clock.advance(0.5)
+    await scheduler.settle()
+    assert fired == [game]  # long before the 30 s poll
+    assert timers.pending() == 0
     await storage.stop()
 
 
@@ -198,8 +196,8 @@ async def test_the_holder_learns_of_versions_committed_elsewhere(
     first.on_changed = on_changed
     known: dict[int, int] = {}
     first.known_version = known.get
-    first.start()
-    await first.stop()  # only its clock start: the polls are driven by hand below
+    first.start(Scheduler(clock))  # never started: the polls are driven by hand below
+    first.stop()
     game = await new_game(two[1], CHAT)
     other = await new_game(two[1], CHAT - 1)
     await first.poll()

@@ -1,14 +1,16 @@
-"""Turn timers (the clock shifted, the timer fired by hand) and a restart in the middle of a
-round: the new process re-arms the timers from the stored deadlines and finishes the round."""
+"""Turn timers (the bot's clock moved on, a stale timer fired by hand) and a restart in the
+middle of a round: the new process re-arms the timers from the stored deadlines and finishes
+the round."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
 from bot import render
 from bot.callbacks import Act
+from bot.handlers import endgame
+from bot.scheduler import FakeClock
 from localbotapi import BotApiServer
 from rules.cards import Card
 from storage import StoredGame
@@ -16,6 +18,7 @@ from tests.bot.conftest import (
     Harness,
     hand_codes,
     make_settings,
+    plain,
     restart_harness,
     start_harness,
     stop_harness,
@@ -46,7 +49,6 @@ async def test_the_player_on_turn_stands_when_the_timer_runs_out(harness: Harnes
     assert harness.rt.timers.pending() == 1  # re-armed to the stored deadline
     # After the turn timeout Борис stands by himself and Вика is to stake.
     await harness.advance_clock(harness.rt.settings.turn_timeout + 1)
-    await harness.fire_timer(stored.game_id)
     after = await harness.stored()
     assert after.version == stored.version + 1
     assert hand_status(after, b.id) == "stood"
@@ -62,14 +64,12 @@ async def test_the_player_on_turn_stands_when_the_timer_runs_out(harness: Harnes
     assert (await harness.stored()).version == after.version
     # Вика times out at the stake: she sits the round out; the banker is on the clock.
     await harness.advance_clock(harness.rt.settings.turn_timeout + 1)
-    await harness.fire_timer(stored.game_id)
     later = await harness.stored()
     assert hand_status(later, c.id) == "out"
     assert (later.state["engine"]["phase"], later.state["engine"]["turn"]) == ("banker", a.id)
     # The banker times out too: he stands on 7 and the showdown is posted.
     count = len(harness.group.all_messages)
     await harness.advance_clock(harness.rt.settings.turn_timeout + 1)
-    await harness.fire_timer(stored.game_id)
     final = await harness.stored()
     assert final.state["engine"]["phase"] == "round_over"
     posted = harness.bot_texts_since(count)
@@ -143,16 +143,39 @@ async def test_an_overdue_timer_fires_on_start(tmp_path: Path) -> None:
         await stop_harness(first)
     second = await restart_harness(first)
     try:
-        for _ in range(200):  # the timer task runs on its own; give it a moment
-            await asyncio.sleep(0.01)
-            after = await second.rt.storage.load_game(stored.game_id)
-            if after is not None and after.version > stored.version:
-                break
+        await second.rt.scheduler.settle()  # what is overdue runs at once, by itself
         await second.pump()
         after = await second.stored()
         assert after.version == stored.version + 1
         assert hand_status(after, b.id) == "out"  # Борис sat the round out
         assert (after.state["engine"]["phase"], after.state["engine"]["turn"]) == ("stake", c.id)
         assert second.rt.timers.pending() == 1  # Вика's turn is on the clock now
+    finally:
+        await stop_harness(second)
+
+
+async def test_an_end_question_closes_itself_after_a_restart(tmp_path: Path) -> None:
+    """«End the game?» keeps its expiry in the database: unanswered, it closes itself in time
+    even when the process that asked restarted meanwhile."""
+    server = BotApiServer(flood_limits=False)
+    first = await start_harness(server, make_settings(tmp_path))
+    a = first.users[0]
+    try:
+        await classic_at_stake(first)
+        await first.say(a, "/endgame")
+        question = first.group.last_with_buttons()
+        assert question is not None and question.content.startswith("🏁 Завершить игру?")
+        await first.advance_clock(10)
+    finally:
+        await stop_harness(first)
+    # The new process's clock goes on from the old one's.
+    second = await restart_harness(first, FakeClock(first.clock()))
+    try:
+        await second.advance_clock(endgame.END_CONFIRM_SECONDS - 11)
+        assert question.inline_keyboard  # not yet
+        await second.advance_clock(1)
+        assert not question.inline_keyboard
+        assert question.content == plain(render.text("endgame-expired", "ru"))
+        assert (await second.stored()).status != "finished"
     finally:
         await stop_harness(second)

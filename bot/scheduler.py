@@ -1,0 +1,319 @@
+"""One scheduler and one clock for everything the bot does later: turn timeouts and warnings,
+the bookkeeping of delivery, the periodic sweeps, the replicas' leases and polls, the Mini
+App's watch, the /endgame question's expiry.
+
+* :class:`Clock` is the wall clock (unix time, like the stored deadlines) and the one way to
+  wait on it; :class:`FakeClock` stands still until a test moves it (`FakeClock.advance`),
+  which wakes every scheduler waiting on it.
+* :class:`Scheduler` keeps one heap of jobs, each under a key: a one-shot at a deadline
+  (`at`, `after`) or a repeating one (`every`, the next run counted from the end of the last,
+  so a slow run never piles up). Arming a key again replaces its job; `cancel` forgets it.
+  One task sleeps until the earliest job; a job runs as a task of its own, and a failure is
+  logged, never fatal.
+* :class:`Deadlines` are the jobs that must outlive the process (a restart, or another
+  replica, must still see them): each kind has a handler, and its deadlines are kept in a
+  :class:`DeadlineStore`; `restore` arms them again at start, an overdue one at once.
+  Turn deadlines are not among them: they are the games' own (``games.deadline``, and
+  their claims with replicas, `bot.timers`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import json
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Protocol
+
+from storage import Storage
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[], Awaitable[None]]
+IDLE_SECONDS = 3600.0  # how long the loop sleeps with nothing armed (an arm wakes it)
+
+
+class Clock:
+    """The wall clock: ``clock()`` is the unix time; `wait` sleeps on it."""
+
+    def __call__(self) -> float:
+        return time.time()
+
+    async def wait(self, wake: asyncio.Event, seconds: float) -> None:
+        """Until ``wake`` is set or ``seconds`` have passed."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), timeout=seconds)
+
+
+class FakeClock(Clock):
+    """A clock that stands still until `advance` moves it (tests): nothing waits in real time."""
+
+    def __init__(self, now: float | None = None) -> None:
+        self.now = time.time() if now is None else now
+        self._waiting: set[asyncio.Event] = set()
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def wait(self, wake: asyncio.Event, seconds: float) -> None:
+        self._waiting.add(wake)
+        try:
+            await wake.wait()
+        finally:
+            self._waiting.discard(wake)
+
+    def advance(self, seconds: float) -> None:
+        """Move the time on (or back) and wake whatever waits on this clock."""
+        self.now += seconds
+        for wake in list(self._waiting):
+            wake.set()
+
+
+@dataclass(slots=True)
+class _Entry:
+    due: float  # math.inf while a repeating job runs
+    seq: int
+    job: Job
+    every: float | None
+
+
+class Scheduler:
+    """One heap of jobs by key, one task that sleeps until the earliest (see the module)."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock if clock is not None else Clock()
+        self._jobs: dict[Hashable, _Entry] = {}
+        self._heap: list[tuple[float, int, Hashable]] = []
+        self._seq = itertools.count()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._stopped = False
+
+    # ---------------------------------------------------------------- arming
+
+    def at(self, key: Hashable, when: float | None, job: Job) -> None:
+        """Run ``job`` once at ``when`` (by the clock); the latest call for a key wins, and
+        ``when=None`` cancels it."""
+        if when is None:
+            self.cancel(key)
+            return
+        self._arm(key, when, job, None)
+
+    def after(self, key: Hashable, seconds: float, job: Job) -> None:
+        self._arm(key, self.clock() + seconds, job, None)
+
+    def every(self, key: Hashable, seconds: float, job: Job, *, first: float | None = None) -> None:
+        """Run ``job`` every ``seconds`` (from the end of one run to the start of the next),
+        the first time ``first`` seconds from now (by default ``seconds``)."""
+        if seconds <= 0:
+            raise ValueError(f"a repeating job needs a positive period, not {seconds}")
+        self._arm(key, self.clock() + (seconds if first is None else first), job, seconds)
+
+    def cancel(self, key: Hashable) -> None:
+        """Forget the key's job (a run under way finishes, and a repeating one stops)."""
+        self._jobs.pop(key, None)
+
+    def due(self, key: Hashable) -> float | None:
+        """When the key's job runs next (inf while a repeating one runs), or None."""
+        entry = self._jobs.get(key)
+        return None if entry is None else entry.due
+
+    def pending(self, kind: str) -> int:
+        """How many jobs are armed under keys ``(kind, …)``."""
+        return sum(1 for key in self._jobs if isinstance(key, tuple) and key[:1] == (kind,))
+
+    def keys(self, kind: str) -> list[Hashable]:
+        return [key for key in self._jobs if isinstance(key, tuple) and key[:1] == (kind,)]
+
+    def _arm(self, key: Hashable, when: float, job: Job, every: float | None) -> None:
+        entry = _Entry(when, next(self._seq), job, every)
+        self._jobs[key] = entry
+        heapq.heappush(self._heap, (when, entry.seq, key))
+        if self._heap[0][1] == entry.seq:
+            self._wake.set()
+
+    # ---------------------------------------------------------------- running
+
+    def start(self) -> None:
+        self._stopped = False
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="scheduler")
+
+    async def stop(self) -> None:
+        """Stop the loop and cancel the runs under way; the armed jobs stay (not run)."""
+        # A flag as well as the cancel: Python 3.11's wait_for can swallow a cancellation that
+        # arrives just as its future completes (an arm waking the loop).
+        self._stopped = True
+        self._wake.set()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)
+
+    async def settle(self) -> None:
+        """Run every job due by the clock now, and wait for them (and for the jobs they made
+        due meanwhile): what a running bot has done a moment after the clock moved (tests)."""
+        while not self._stopped:
+            self._run_due(self.clock())
+            if not self._running:
+                return
+            await asyncio.gather(*list(self._running), return_exceptions=True)
+
+    async def _loop(self) -> None:
+        while not self._stopped:
+            self._wake.clear()
+            now = self.clock()
+            self._run_due(now)
+            delay = self._heap[0][0] - now if self._heap else IDLE_SECONDS
+            if delay > 0:
+                await self.clock.wait(self._wake, delay)
+
+    def _run_due(self, now: float) -> None:
+        while self._heap and self._heap[0][0] <= now:
+            _, seq, key = heapq.heappop(self._heap)
+            entry = self._jobs.get(key)
+            if entry is None or entry.seq != seq:
+                continue  # cancelled or armed again since
+            if entry.every is None:
+                del self._jobs[key]
+            else:
+                entry.due = math.inf  # running: armed again when it ends
+            task = asyncio.create_task(self._run(key, entry), name=f"job {key!r}")
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+
+    async def _run(self, key: Hashable, entry: _Entry) -> None:
+        try:
+            await entry.job()
+        except Exception:
+            log.exception("scheduled job %r failed", key)
+        finally:
+            if entry.every is not None and self._jobs.get(key) is entry and not self._stopped:
+                entry.due = self.clock() + entry.every
+                heapq.heappush(self._heap, (entry.due, entry.seq, key))
+                self._wake.set()
+
+
+# ---------------------------------------------------------------------- deadlines that persist
+
+
+class DeadlineStore(Protocol):
+    """Where the deadlines that outlive the process are kept, by kind and key."""
+
+    async def save(self, kind: str, key: str, due: float) -> None: ...
+
+    async def drop(self, kind: str, key: str) -> None: ...
+
+    async def load(self, kind: str) -> list[tuple[str, float]]: ...
+
+
+class MemoryDeadlines:
+    """A store that lives as long as the process (tests, or no storage at hand)."""
+
+    def __init__(self) -> None:
+        self._due: dict[tuple[str, str], float] = {}
+
+    async def save(self, kind: str, key: str, due: float) -> None:
+        self._due[(kind, key)] = due
+
+    async def drop(self, kind: str, key: str) -> None:
+        self._due.pop((kind, key), None)
+
+    async def load(self, kind: str) -> list[tuple[str, float]]:
+        return sorted((key, due) for (k, key), due in self._due.items() if k == kind)
+
+
+LEASE_OWNER = "deadline"
+# How long after its deadline a kept deadline is still found at start: a process down for
+# longer never runs it (its question keeps its buttons, which refuse a late press by
+# themselves).
+LEASE_KEEP_SECONDS = 86_400.0
+
+
+class LeaseDeadlines:
+    """Deadlines kept as named leases of the storage (``due:<kind>:<key>``, the deadline in
+    the note), which both backends already have: no table of its own yet. A deadline dropped
+    or run out long ago is no longer live, so `load` does not find it."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float]) -> None:
+        self._storage = storage
+        self._clock = clock
+
+    @staticmethod
+    def _name(kind: str, key: str) -> str:
+        return f"due:{kind}:{key}"
+
+    async def save(self, kind: str, key: str, due: float) -> None:
+        ttl = max(0.0, due - self._clock()) + LEASE_KEEP_SECONDS
+        note = json.dumps({"due": due})
+        await self._storage.acquire_lease(self._name(kind, key), LEASE_OWNER, ttl, note)
+
+    async def drop(self, kind: str, key: str) -> None:
+        await self._storage.release_lease(self._name(kind, key), LEASE_OWNER)
+
+    async def load(self, kind: str) -> list[tuple[str, float]]:
+        prefix = self._name(kind, "")
+        found = []
+        for lease in await self._storage.live_leases(prefix):
+            try:
+                due = float(json.loads(lease.note)["due"])
+            except (ValueError, TypeError, KeyError):
+                log.warning("deadline %s has no due time: %r", lease.name, lease.note)
+                continue
+            found.append((lease.name[len(prefix) :], due))
+        return found
+
+
+Handler = Callable[[str], Awaitable[None]]
+
+
+class Deadlines:
+    """Deadlines that outlive the process: kept in ``store``, run by the scheduler under keys
+    ``(kind, key)``, each kind by its handler (given the key), then dropped from the store."""
+
+    def __init__(self, scheduler: Scheduler, store: DeadlineStore) -> None:
+        self.scheduler = scheduler
+        self.store = store
+        self._handlers: dict[str, Handler] = {}
+
+    def kind(self, kind: str, handler: Handler) -> None:
+        self._handlers[kind] = handler
+
+    async def arm(self, kind: str, key: str, due: float) -> None:
+        await self.store.save(kind, key, due)
+        self._schedule(kind, key, due)
+
+    async def cancel(self, kind: str, key: str) -> None:
+        """Before its time (its question was answered): forget it here and in the store."""
+        self.scheduler.cancel((kind, key))
+        await self.store.drop(kind, key)
+
+    async def restore(self) -> int:
+        """At start: arm every kept deadline of the known kinds again; returns how many."""
+        count = 0
+        for kind in self._handlers:
+            for key, due in await self.store.load(kind):
+                self._schedule(kind, key, due)
+                count += 1
+        return count
+
+    def _schedule(self, kind: str, key: str, due: float) -> None:
+        handler = self._handlers[kind]
+
+        async def run() -> None:
+            try:
+                await handler(key)
+            finally:
+                await self.store.drop(kind, key)
+
+        self.scheduler.at((kind, key), due, run)

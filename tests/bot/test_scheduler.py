@@ -1,0 +1,239 @@
+"""The one scheduler and its clock (`bot.scheduler`): jobs by key at a deadline or every few
+seconds, re-armed and cancelled by key, woken by a clock the test moves; and the deadlines
+that outlive the process, kept in a store and armed again at start."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.scheduler import (
+    Clock,
+    Deadlines,
+    FakeClock,
+    Job,
+    LeaseDeadlines,
+    MemoryDeadlines,
+    Scheduler,
+)
+from storage import open_storage
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1_800_000_000.0)
+
+
+@pytest.fixture
+async def scheduler(clock: FakeClock) -> AsyncIterator[Scheduler]:
+    scheduler = Scheduler(clock)
+    scheduler.start()
+    yield scheduler
+    await scheduler.stop()
+
+
+def recorder(log: list[str], name: str) -> Job:
+    async def job() -> None:
+        log.append(name)
+
+    return job
+
+
+async def test_one_shots_run_in_the_order_of_their_deadlines_when_the_clock_passes_them(
+    scheduler: Scheduler, clock: FakeClock
+) -> None:
+    ran: list[str] = []
+    scheduler.after(("b",), 20, recorder(ran, "b"))
+    scheduler.after(("a",), 10, recorder(ran, "a"))
+    scheduler.after(("c",), 30, recorder(ran, "c"))
+    await asyncio.sleep(0.01)  # the loop waits for the clock, not for real time
+    assert ran == []
+    clock.advance(9.9)
+    await scheduler.settle()
+    assert ran == []
+    clock.advance(0.1)
+    await scheduler.settle()
+    assert ran == ["a"]
+    clock.advance(25)
+    await scheduler.settle()
+    assert ran == ["a", "b", "c"]
+    assert scheduler.due(("a",)) is None  # a one-shot is gone once it ran
+
+
+async def test_advancing_the_clock_wakes_the_loop_by_itself(
+    scheduler: Scheduler, clock: FakeClock
+) -> None:
+    done = asyncio.Event()
+
+    async def job() -> None:
+        done.set()
+
+    scheduler.after(("x",), 3600, job)
+    await asyncio.sleep(0.01)
+    clock.advance(3600)
+    await asyncio.wait_for(done.wait(), timeout=2)  # no settle(): the loop woke
+
+
+async def test_arming_a_key_again_replaces_its_job_and_none_cancels_it(
+    scheduler: Scheduler, clock: FakeClock
+) -> None:
+    ran: list[str] = []
+    scheduler.after(("turn", 1), 10, recorder(ran, "first"))
+    scheduler.after(("turn", 1), 20, recorder(ran, "second"))
+    scheduler.after(("turn", 2), 10, recorder(ran, "other"))
+    assert scheduler.pending("turn") == 2
+    scheduler.at(("turn", 2), None, recorder(ran, "never"))
+    assert scheduler.pending("turn") == 1
+    clock.advance(15)
+    await scheduler.settle()
+    assert ran == []  # the first arm was replaced, the other cancelled
+    clock.advance(5)
+    await scheduler.settle()
+    assert ran == ["second"]
+    assert scheduler.pending("turn") == 0
+
+
+async def test_a_repeating_job_runs_every_period_and_stops_when_cancelled(
+    scheduler: Scheduler, clock: FakeClock
+) -> None:
+    ran: list[str] = []
+    scheduler.every(("sweep",), 60, recorder(ran, "sweep"), first=5)
+    clock.advance(5)
+    await scheduler.settle()
+    assert ran == ["sweep"]
+    assert scheduler.due(("sweep",)) == clock() + 60  # counted from the end of the run
+    clock.advance(59)
+    await scheduler.settle()
+    assert ran == ["sweep"]
+    clock.advance(1)
+    await scheduler.settle()
+    assert ran == ["sweep", "sweep"]
+    clock.advance(3600)  # an hour later: one run, not sixty to catch up
+    await scheduler.settle()
+    assert ran == ["sweep"] * 3
+    scheduler.cancel(("sweep",))
+    clock.advance(3600)
+    await scheduler.settle()
+    assert ran == ["sweep"] * 3
+
+
+async def test_a_failing_job_is_logged_and_the_others_go_on(
+    scheduler: Scheduler, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    ran: list[str] = []
+
+    async def broken() -> None:
+        raise RuntimeError("boom")
+
+    scheduler.every(("broken",), 1, broken)
+    scheduler.after(("fine",), 1, recorder(ran, "fine"))
+    clock.advance(1)
+    await scheduler.settle()
+    clock.advance(1)
+    await scheduler.settle()
+    assert ran == ["fine"]
+    assert caplog.text.count("scheduled job ('broken',) failed") == 2  # and it kept repeating
+
+
+async def test_a_repeating_run_never_overlaps_itself(
+    scheduler: Scheduler, clock: FakeClock
+) -> None:
+    release = asyncio.Event()
+    running = 0
+    most = 0
+
+    async def slow() -> None:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await release.wait()
+        running -= 1
+
+    scheduler.every(("slow",), 1, slow)
+    for _ in range(5):
+        clock.advance(1)
+        await asyncio.sleep(0.01)
+    assert most == 1
+    release.set()
+    await scheduler.settle()
+
+
+async def test_stop_cancels_the_runs_under_way_and_runs_nothing_more(clock: FakeClock) -> None:
+    scheduler = Scheduler(clock)
+    scheduler.start()
+    started = asyncio.Event()
+    ran: list[str] = []
+
+    async def forever() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    scheduler.after(("long",), 1, forever)
+    scheduler.after(("later",), 10, recorder(ran, "later"))
+    clock.advance(1)
+    await asyncio.wait_for(started.wait(), timeout=2)
+    await asyncio.wait_for(scheduler.stop(), timeout=2)
+    clock.advance(10)
+    await scheduler.settle()
+    assert ran == []
+
+
+async def test_the_wall_clock_waits_in_real_time() -> None:
+    scheduler = Scheduler(Clock())
+    scheduler.start()
+    done = asyncio.Event()
+
+    async def job() -> None:
+        done.set()
+
+    scheduler.after(("soon",), 0.05, job)
+    await asyncio.wait_for(done.wait(), timeout=2)
+    await scheduler.stop()
+
+
+async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: FakeClock) -> None:
+    """A deadline kept in the storage (as a lease) is armed again by the next process; one
+    cancelled or run is not."""
+    url = f"sqlite:///{tmp_path / 'due.sqlite3'}"
+    fired: list[str] = []
+
+    async def expired(key: str) -> None:
+        fired.append(key)
+
+    storage = open_storage(url, clock=clock)
+    await storage.start()
+    first = Deadlines(Scheduler(clock), LeaseDeadlines(storage, clock))
+    first.kind("ask", expired)
+    await first.arm("ask", "-100:7", clock() + 30)
+    await first.arm("ask", "-100:8", clock() + 60)
+    await first.arm("ask", "-100:9", clock() + 30)
+    await first.cancel("ask", "-100:9")  # answered in time
+    await storage.stop()  # the process ends; nothing ran
+    clock.advance(45)  # down for a while: the first question's time passed meanwhile
+
+    storage = open_storage(url, clock=clock)
+    await storage.start()
+    scheduler = Scheduler(clock)
+    second = Deadlines(scheduler, LeaseDeadlines(storage, clock))
+    second.kind("ask", expired)
+    assert await second.restore() == 2
+    await scheduler.settle()
+    assert fired == ["-100:7"]  # overdue: at once
+    clock.advance(15)
+    await scheduler.settle()
+    assert fired == ["-100:7", "-100:8"]
+    assert await LeaseDeadlines(storage, clock).load("ask") == []  # run: dropped
+    await storage.stop()
+
+
+async def test_the_memory_store_keeps_deadlines_by_kind() -> None:
+    store = MemoryDeadlines()
+    await store.save("ask", "1", 10.0)
+    await store.save("other", "1", 5.0)
+    await store.save("ask", "1", 20.0)
+    assert await store.load("ask") == [("1", 20.0)]
+    await store.drop("ask", "1")
+    assert await store.load("ask") == []
