@@ -24,6 +24,7 @@ def test_the_runtime_leaves_the_heavy_and_the_unused_out() -> None:
     runtime = names(PROJECT["dependencies"])
     assert "matplotlib" not in runtime and "asyncpg" not in runtime
     assert "rate-limiter" not in runtime["python-telegram-bot"]
+    assert "job-queue" not in runtime["python-telegram-bot"]  # one scheduler: bot/scheduler.py
     extras = PROJECT["optional-dependencies"]
     assert set(names(extras["chart"])) == {"matplotlib"}
     assert set(names(extras["postgres"])) == {"asyncpg"}
