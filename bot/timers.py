@@ -12,7 +12,6 @@ fails is tried again once its claim runs out.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -23,7 +22,8 @@ from storage import Storage
 log = logging.getLogger(__name__)
 
 Fire = Callable[[int], Awaitable[None]]  # called with the game id when its deadline passes
-TURN = "turn"
+TURN = "turn"  # the scheduler's keys: ("turn", game) a deadline (a hint, with claims)
+FIRE = "turn_fire"  # ("turn_fire", game): a claimed deadline being fired
 CLAIM = ("turn_claims",)
 
 
@@ -46,6 +46,8 @@ class TurnTimers:
         self._poll = poll
         self._hold = hold
         self._firing: set[int] = set()
+        self._claiming = False
+        self._again = False
 
     def start(self) -> None:
         if self._storage is not None:
@@ -60,6 +62,21 @@ class TurnTimers:
         return self._scheduler.pending(TURN)
 
     async def _claim(self) -> None:
+        """Claim what is due and fire it; hints due together make one claim (and one more,
+        for those that came while it ran), not a transaction each."""
+        if self._claiming:
+            self._again = True
+            return
+        self._claiming = True
+        try:
+            self._again = True
+            while self._again:
+                self._again = False
+                await self._claim_once()
+        finally:
+            self._claiming = False
+
+    async def _claim_once(self) -> None:
         assert self._storage is not None
         now = self._scheduler.clock()
         try:
@@ -67,15 +84,13 @@ class TurnTimers:
         except Exception:
             log.exception("could not claim due turn deadlines")
             return
-        fires = []
         for game_id, _deadline in due:
             self._scheduler.cancel((TURN, game_id))
             if game_id not in self._firing:
-                fires.append(self._run(game_id))
-        await asyncio.gather(*fires)
+                self._firing.add(game_id)
+                self._scheduler.at((FIRE, game_id), now, partial(self._run, game_id))
 
     async def _run(self, game_id: int) -> None:
-        self._firing.add(game_id)
         try:
             await self._fire(game_id)
         except Exception:

@@ -124,6 +124,41 @@ async def test_an_armed_deadline_is_claimed_when_it_passes(tmp_path: Path, clock
     await storage.stop()
 
 
+async def test_deadlines_due_together_are_claimed_together(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = open_storage(f"sqlite:///{tmp_path / 'one.sqlite3'}", clock=clock)
+    await storage.start()
+    fired: list[int] = []
+    claims = 0
+    claim_due = storage.claim_due
+
+    async def counted(now: float, owner: str, hold: float) -> list[tuple[int, float]]:
+        nonlocal claims
+        claims += 1
+        return await claim_due(now, owner, hold)
+
+    monkeypatch.setattr(storage, "claim_due", counted)
+
+    async def fire(game_id: int) -> None:
+        fired.append(game_id)
+
+    scheduler = Scheduler(clock)
+    timers = TurnTimers(scheduler, fire, storage=storage, owner="solo", poll=30.0)
+    timers.start()
+    await scheduler.settle()
+    claims = 0
+    deadline = clock() + 5
+    games = [await new_game(storage, CHAT - n, deadline=deadline) for n in range(10)]
+    for game in games:
+        timers.arm(game, deadline)
+    clock.advance(5)
+    await scheduler.settle()
+    assert sorted(fired) == games  # each once
+    assert claims <= 2  # not a transaction per game
+    await storage.stop()
+
+
 async def test_one_process_delivers_a_chat_and_hands_its_budget_on(
     two: tuple[Storage, Storage], clock: Clock
 ) -> None:
