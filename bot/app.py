@@ -28,6 +28,7 @@ from bot.handlers import Runtime, endgame, perform
 from bot.health import beat
 from bot.i18n import LANGUAGES
 from bot.ratelimit import PacedRateLimiter
+from bot.replicas import ORPHAN_SECONDS
 from bot.scheduler import Clock, Scheduler
 from bot.service import Command, GameService, Refused
 from bot.settings import Settings, describe_error
@@ -162,6 +163,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     timers.start()
     if rt.replica is not None:
         rt.replica.start(scheduler)
+        scheduler.every(("deadlines",), ORPHAN_SECONDS, rt.deadlines.look)
     await _register_commands(application)
     scheduler.every(("sweep",), SWEEP_INTERVAL, partial(sweep_stale, rt), first=5.0)
     _beat()

@@ -307,7 +307,15 @@ class Deadlines:
                 count += 1
         return count
 
+    async def look(self) -> None:
+        """Replicas, every so often: arm the deadlines other processes kept too, so that one
+        that dies before they are due leaves none behind (their handlers must not mind running
+        in two processes)."""
+        await self.restore()
+
     def _schedule(self, kind: str, key: str, due: float) -> None:
+        if self.scheduler.due((kind, key)) == due:
+            return  # armed already
         handler = self._handlers[kind]
 
         async def run() -> None:

@@ -75,7 +75,8 @@ async def cmd_endgame(asked: Asked) -> None:
 
 async def ask_expired(rt: Runtime, key: str) -> None:
     """Nobody answered in time: the question says so and loses its buttons (one edit, at the
-    lowest priority: never before the game's own messages)."""
+    lowest priority: never before the game's own messages). Replicas may each run it: the
+    first closes the question (`_close`)."""
     chat_id, message_id = (int(part) for part in key.split(":"))
     group_lang = (await rt.service.chat(chat_id)).language
     _close(rt, chat_id, message_id, render.text("endgame-expired", group_lang))

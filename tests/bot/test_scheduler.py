@@ -229,6 +229,36 @@ async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: F
     await storage.stop()
 
 
+async def test_a_replica_runs_the_deadlines_another_kept(tmp_path: Path, clock: FakeClock) -> None:
+    """With replicas each looks at the kept deadlines every so often: one kept by a process
+    that died is still run in time, once however often it was looked at."""
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    dead, alive = open_storage(url, clock=clock), open_storage(url, clock=clock)
+    await dead.start()
+    await alive.start()
+    fired: list[str] = []
+
+    async def expired(key: str) -> None:
+        fired.append(key)
+
+    asker = Deadlines(Scheduler(clock), LeaseDeadlines(dead, clock))
+    asker.kind("ask", expired)
+    await asker.arm("ask", "-100:7", clock() + 30)  # and then its process dies
+    scheduler = Scheduler(clock)
+    other = Deadlines(scheduler, LeaseDeadlines(alive, clock))
+    other.kind("ask", expired)
+    for _ in range(3):
+        await other.look()
+        clock.advance(5)
+        await scheduler.settle()
+    assert fired == []
+    clock.advance(15)
+    await scheduler.settle()
+    assert fired == ["-100:7"]
+    await dead.stop()
+    await alive.stop()
+
+
 async def test_the_memory_store_keeps_deadlines_by_kind() -> None:
     store = MemoryDeadlines()
     await store.save("ask", "1", 10.0)
