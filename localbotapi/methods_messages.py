@@ -228,19 +228,25 @@ class MessageMethods(World):
             }
         return options
 
-    def _post(self, bot: FakeBot, chat: Chat, **fields: Any) -> Message:
-        message = chat._append(
-            Message(
-                chat=chat,
-                message_id=chat._allocate_id(),
-                date=int(time.time()),
-                sender=bot.to_dict(),
-                bot=bot,
-                **fields,
-            )
+    def _send(self, bot: FakeBot, chat: Chat, params: Params, **content: Any) -> JSON:
+        """Post the bot's message with `content` once the rest of the call checks out: its
+        reply markup, topic, reply and send options, and the flood limits."""
+        markup = self._markup(params, chat)
+        thread_id = self._thread_id(params, chat)
+        reply_to = self._reply_to(params, chat)
+        options = self._send_options(params)
+        self._check_flood(bot, chat)
+        message = chat._post(
+            bot.to_dict(),
+            bot,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+            options=options,
+            **content,
         )
         self._emit(ServerEvent("new", message))
-        return message
+        return message.to_dict()
 
     # ------------------------------------------------------------------------------ methods
 
@@ -257,22 +263,7 @@ class MessageMethods(World):
             empty_error="message text is empty",
             long_error="message is too long",
         )
-        markup = self._markup(params, chat)
-        thread_id = self._thread_id(params, chat)
-        reply_to = self._reply_to(params, chat)
-        options = self._send_options(params)
-        self._check_flood(bot, chat)
-        message = self._post(
-            bot,
-            chat,
-            text=text,
-            entities=entities,
-            reply_markup=markup,
-            thread_id=thread_id,
-            reply_to=reply_to,
-            options=options,
-        )
-        return message.to_dict()
+        return self._send(bot, chat, params, text=text, entities=entities)
 
     async def _api_sendPhoto(self, bot: FakeBot, params: Params) -> JSON:
         chat = self._resolve_chat(bot, params)
@@ -287,11 +278,6 @@ class MessageMethods(World):
             long_error="message caption is too long",
             allow_empty=True,
         )
-        markup = self._markup(params, chat)
-        thread_id = self._thread_id(params, chat)
-        reply_to = self._reply_to(params, chat)
-        options = self._send_options(params)
-        self._check_flood(bot, chat)
         width, height = (_image_size(data) if data else None) or (320, 320)
         unique = hashlib.sha1(file_id.encode()).hexdigest()[:16]
         photo = [
@@ -303,19 +289,15 @@ class MessageMethods(World):
                 "file_size": len(data or b""),
             }
         ]
-        message = self._post(
+        return self._send(
             bot,
             chat,
+            params,
             caption=caption or None,
             caption_entities=caption_entities,
             photo=photo,
             photo_bytes=data,
-            reply_markup=markup,
-            thread_id=thread_id,
-            reply_to=reply_to,
-            options=options,
         )
-        return message.to_dict()
 
     def _photo(self, params: Params) -> tuple[bytes | None, str]:
         """The photo's bytes (None for a URL) and its file_id; uploads are stored."""

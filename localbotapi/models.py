@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -330,7 +331,17 @@ class Chat:
         self._next_id += 1
         return message_id
 
-    def _append(self, message: Message) -> Message:
+    def _post(self, sender: JSON, bot: FakeBot | None = None, **content: Any) -> Message:
+        """A new message at the end of the chat, dated now: from `bot`, else from a person or
+        Telegram (`sender` is the `from` User object); `content` is the rest of its fields."""
+        message = Message(
+            chat=self,
+            message_id=self._allocate_id(),
+            date=int(time.time()),
+            sender=sender,
+            bot=bot,
+            **content,
+        )
         self._messages.append(message)
         self._by_id[message.message_id] = message
         return message

@@ -210,17 +210,5 @@ class Staging(World):
         return self.push_update(bot, update)
 
     def _service_message(self, chat: Chat, sender: FakeUser | JSON, fields: JSON) -> Message:
-        message = chat._append(
-            Message(
-                chat=chat,
-                message_id=chat._allocate_id(),
-                date=int(time.time()),
-                sender=sender.to_dict() if isinstance(sender, FakeUser) else dict(sender),
-                bot=None,
-                service=fields,
-            )
-        )
-        for bot in list(chat.bots.values()):
-            self.push_update(bot, {"message": message.to_dict()})
-        self._emit(ServerEvent("new", message))
-        return message
+        sender = sender.to_dict() if isinstance(sender, FakeUser) else dict(sender)
+        return self._deliver(chat._post(sender, service=fields))

@@ -270,19 +270,19 @@ class World:
         if chat.is_forum and topic in chat.closed_topics and user.id not in chat.admins:
             raise ValueError(f"topic {topic} of {chat.describe()} is closed")
         replied = chat.message(reply_to) if isinstance(reply_to, int) else reply_to
-        message = chat._append(
-            Message(
-                chat=chat,
-                message_id=chat._allocate_id(),
-                date=int(time.time()),
-                sender=user.to_dict(),
-                bot=None,
-                text=text,
-                entities=entities if entities is not None else detect_entities(text),
-                thread_id=thread_id,
-                reply_to=replied,
-            )
+        message = chat._post(
+            user.to_dict(),
+            text=text,
+            entities=entities if entities is not None else detect_entities(text),
+            thread_id=thread_id,
+            reply_to=replied,
         )
+        return self._deliver(message)
+
+    def _deliver(self, message: Message) -> Message:
+        """Tell the chat's bots (a private chat's bot, a group's every bot) and the listeners
+        about a new message of a person or of Telegram."""
+        chat = message.chat
         recipients = [chat.bot] if chat.is_private and chat.bot else list(chat.bots.values())
         for bot in recipients:
             self.push_update(bot, {"message": message.to_dict()})
