@@ -63,6 +63,15 @@ class MessageMethods(World):
             raise bad_request(long_error)
         return plain, entities
 
+    def _text(self, params: Params, *, empty: str, too_long: str) -> tuple[str, list[Entity]]:
+        """The text of sendMessage or editMessageText and its entities; `empty` and `too_long`
+        are the method's wording of those refusals."""
+        if params.string("text") is None:
+            raise bad_request(empty)
+        return self._formatted(
+            params, "text", "entities", limit=MAX_TEXT, empty_error=empty, long_error=too_long
+        )
+
     def _text_mentions(self, entities: list[Entity]) -> list[Entity]:
         """A link to ``tg://user?id=<id>`` is a mention of that user, as on Telegram: a
         ``text_mention`` entity carrying the user (it notifies them); a mention of a user
@@ -253,15 +262,8 @@ class MessageMethods(World):
     async def _api_sendMessage(self, bot: FakeBot, params: Params) -> JSON:
         chat = self._resolve_chat(bot, params)
         self._check_can_write(bot, chat, "can_send_messages")
-        if params.string("text") is None:
-            raise bad_request("message text is empty")
-        text, entities = self._formatted(
-            params,
-            "text",
-            "entities",
-            limit=MAX_TEXT,
-            empty_error="message text is empty",
-            long_error="message is too long",
+        text, entities = self._text(
+            params, empty="message text is empty", too_long="message is too long"
         )
         return self._send(bot, chat, params, text=text, entities=entities)
 
@@ -328,15 +330,8 @@ class MessageMethods(World):
             raise bad_request("message can't be edited")
         if message.text is None:
             raise bad_request("there is no text in the message to edit")
-        if params.string("text") is None:
-            raise bad_request("text must be non-empty")
-        text, entities = self._formatted(
-            params,
-            "text",
-            "entities",
-            limit=MAX_TEXT,
-            empty_error="text must be non-empty",
-            long_error="MESSAGE_TOO_LONG",
+        text, entities = self._text(
+            params, empty="text must be non-empty", too_long="MESSAGE_TOO_LONG"
         )
         markup = self._markup(params, chat, inline_only=True)
         if (text, entities, markup) == (message.text, message.entities, message.reply_markup):
