@@ -39,6 +39,9 @@ _MD_TYPE_NAMES = {
     "custom_emoji": "CustomEmoji",
 }
 
+# The entities two characters open, each a reserved character on its own: the second, the entity.
+_MD_PAIRED = {"|": ("|", "spoiler"), "!": ("[", "custom_emoji")}
+
 
 def _check_utf8(text: str) -> None:
     """Reject a lone surrogate with the encoder's error for that one character (position 0)."""
@@ -138,11 +141,6 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                 kind = "bold"
             elif c == "~":
                 kind = "strikethrough"
-            elif c == "|":
-                if chars[i + 1] != "|":
-                    raise _reserved_error(c)
-                kind = "spoiler"
-                i += 1
             elif c == "[":
                 kind = "text_link"
             elif c == "`":
@@ -164,10 +162,10 @@ def parse_markdown_v2(text: str) -> tuple[str, list[Entity]]:
                     i -= 1
                 else:
                     kind = "code"
-            elif c == "!":
-                if chars[i + 1] != "[":
+            elif c in _MD_PAIRED:
+                second, kind = _MD_PAIRED[c]
+                if chars[i + 1] != second:
                     raise _reserved_error(c)
-                kind = "custom_emoji"
                 i += 1
             else:
                 raise _reserved_error(c)

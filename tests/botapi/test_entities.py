@@ -73,12 +73,23 @@ def test_markdown_v2_entities() -> None:
     ]
 
 
+def test_markdown_v2_custom_emoji() -> None:
+    text, entities = parse_markdown_v2("![👍](tg://emoji?id=5368324170671202286) x")
+    assert text == "👍 x"
+    assert entities == [
+        {"offset": 0, "length": 2, "custom_emoji_id": "5368324170671202286", "type": "custom_emoji"}
+    ]
+
+
 @pytest.mark.parametrize(
     ("source", "error"),
     [
         ("Ставка 50.", "Character '.' is reserved and must be escaped with the preceding '\\'"),
         ("a-b", "Character '-' is reserved and must be escaped with the preceding '\\'"),
         ("(x)", "Character '(' is reserved and must be escaped with the preceding '\\'"),
+        # "|" and "!" open an entity only as "||" (a spoiler) and "![" (a custom emoji).
+        ("a | b", "Character '|' is reserved and must be escaped with the preceding '\\'"),
+        ("||s|| !", "Character '!' is reserved and must be escaped with the preceding '\\'"),
         ("*bold", "Can't find end of Bold entity at byte offset 0"),
         ("ok _it", "Can't find end of Italic entity at byte offset 3"),
         ("[a](http://x", "Can't find end of a URL at byte offset 4"),
