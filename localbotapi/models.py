@@ -11,7 +11,7 @@ import asyncio
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .entities import Entity, utf16_slice
@@ -149,53 +149,43 @@ class Message:
         return f"<Message {self.chat.id}/{self.message_id} from {who}: {self.content[:60]!r}>"
 
 
+@dataclass(eq=False, repr=False)
 class Chat:
     """A group (a supergroup, or a basic group of type "group") shared by users and bots, or the
     private chat of one user with one bot."""
 
-    def __init__(
-        self,
-        server: World,
-        chat_id: int,
-        chat_type: str,
-        *,
-        title: str | None = None,
-        username: str | None = None,
-        is_forum: bool = False,
-        user: FakeUser | None = None,
-        bot: FakeBot | None = None,
-    ) -> None:
-        self.server = server
-        self.id = chat_id
-        self.type = chat_type
-        self.title = title
-        self.username = username
-        self.is_forum = is_forum
-        self.user = user
-        """For a private chat: the person."""
-        self.bot = bot
-        """For a private chat: the bot."""
-        self.members: dict[int, FakeUser] = {}
-        self.admins: set[int] = set()
-        self.creator_id: int | None = None
-        self.bots: dict[int, FakeBot] = {}
-        """Bots in the chat now (members, administrators and restricted members)."""
-        self.bot_admins: set[int] = set()
-        self.bot_permissions: dict[int, JSON] = {}
-        """Restricted bots: their permissions (can_send_messages, can_send_photos)."""
-        self.removed_bots: dict[int, str] = {}
-        """Bots that were in the chat and are no more: "kicked" or "left"."""
-        self.topics: dict[int, str] = {}
-        self.closed_topics: set[int] = set()
-        self.migrated_to: Chat | None = None
-        """For a basic group upgraded to a supergroup: the supergroup."""
-        self.migrated_from: Chat | None = None
-        """For a supergroup made from a basic group: the basic group."""
-        self.started = False
-        """For a private chat: the user has written to the bot, so the bot may write back."""
-        self._messages: list[Message] = []
-        self._by_id: dict[int, Message] = {}
-        self._next_id = 1
+    server: World
+    id: int
+    type: str
+    _: KW_ONLY
+    title: str | None = None
+    username: str | None = None
+    is_forum: bool = False
+    user: FakeUser | None = None
+    """For a private chat: the person."""
+    bot: FakeBot | None = None
+    """For a private chat: the bot."""
+    members: dict[int, FakeUser] = field(default_factory=dict, init=False)
+    admins: set[int] = field(default_factory=set, init=False)
+    creator_id: int | None = field(default=None, init=False)
+    bots: dict[int, FakeBot] = field(default_factory=dict, init=False)
+    """Bots in the chat now (members, administrators and restricted members)."""
+    bot_admins: set[int] = field(default_factory=set, init=False)
+    bot_permissions: dict[int, JSON] = field(default_factory=dict, init=False)
+    """Restricted bots: their permissions (can_send_messages, can_send_photos)."""
+    removed_bots: dict[int, str] = field(default_factory=dict, init=False)
+    """Bots that were in the chat and are no more: "kicked" or "left"."""
+    topics: dict[int, str] = field(default_factory=dict, init=False)
+    closed_topics: set[int] = field(default_factory=set, init=False)
+    migrated_to: Chat | None = field(default=None, init=False)
+    """For a basic group upgraded to a supergroup: the supergroup."""
+    migrated_from: Chat | None = field(default=None, init=False)
+    """For a supergroup made from a basic group: the basic group."""
+    started: bool = field(default=False, init=False)
+    """For a private chat: the user has written to the bot, so the bot may write back."""
+    _messages: list[Message] = field(default_factory=list, init=False)
+    _by_id: dict[int, Message] = field(default_factory=dict, init=False)
+    _next_id: int = field(default=1, init=False)
 
     @property
     def is_private(self) -> bool:
@@ -401,40 +391,29 @@ class CallbackQuery:
         return f"<CallbackQuery {self.id} {self.data!r} by {self.user.first_name}>"
 
 
+@dataclass(eq=False, repr=False)
 class FakeUser:
     """A person. Acts through the server; every action is delivered to the bot(s) as an update."""
 
-    def __init__(
-        self,
-        server: World,
-        user_id: int,
-        first_name: str,
-        *,
-        last_name: str | None = None,
-        username: str | None = None,
-        language_code: str | None = None,
-    ) -> None:
-        self.server = server
-        self.id = user_id
-        self.first_name = first_name
-        self.last_name = last_name
-        self.username = username
-        self.language_code = language_code
-        self.blocked: set[int] = set()
-        """Ids of bots this user has blocked."""
+    server: World
+    id: int
+    first_name: str
+    _: KW_ONLY
+    last_name: str | None = None
+    username: str | None = None
+    language_code: str | None = None
+    blocked: set[int] = field(default_factory=set, init=False)
+    """Ids of bots this user has blocked."""
 
     def to_dict(self) -> JSON:
         """The Bot API User object."""
-        data: JSON = {"id": self.id, "is_bot": False, "first_name": self.first_name}
-        if self.last_name:
-            data["last_name"] = self.last_name
-        if self.username:
-            data["username"] = self.username
+        data: JSON = {"id": self.id, "is_bot": False, **self.chat_fields()}
         if self.language_code:
             data["language_code"] = self.language_code
         return data
 
     def chat_fields(self) -> JSON:
+        """The names a private chat with this person shows (its Chat object's)."""
         data: JSON = {"first_name": self.first_name}
         if self.last_name:
             data["last_name"] = self.last_name

@@ -107,13 +107,8 @@ def init_data(
 ) -> str:
     """The `initData` a Telegram client hands the Mini App of the bot with this token, opened by
     `user`: a URL-encoded query string whose `hash` is signed as Telegram signs it."""
-    person: dict[str, object] = {"id": user.id, "first_name": user.first_name}
-    if user.last_name:
-        person["last_name"] = user.last_name
-    if user.username:
-        person["username"] = user.username
-    if user.language_code:
-        person["language_code"] = user.language_code
+    # A WebAppUser: the User object without is_bot (that is for a bot receiver only).
+    person = {key: value for key, value in user.to_dict().items() if key != "is_bot"}
     person["allows_write_to_pm"] = True
     fields: dict[str, str] = {}
     if query_id is not None:
