@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 
+from .members import bot_member, chat_member
 from .models import JSON, Chat, FakeBot, scope_key
 from .webapp import valid_web_app_url
 from .wire import Params, bad_request
-from .world import World, chat_member
+from .world import World
 
 CHAT_ACTIONS = frozenset(
     {
@@ -214,11 +215,11 @@ class ChatMethods(World):
 
     def _member(self, chat: Chat, user_id: int, bot: FakeBot) -> JSON:
         if user_id in chat.bots:
-            return self._bot_member(chat, chat.bots[user_id])
+            return bot_member(chat, chat.bots[user_id])
         if user_id in chat.removed_bots:
             gone = next((b for b in self.bots.values() if b.id == user_id), None)
             if gone is not None:
-                return self._bot_member(chat, gone)
+                return bot_member(chat, gone)
         user = self.users.get(user_id)
         if user is None and user_id == bot.id:
             return chat_member(bot.to_dict(), "member")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from .members import bot_member
 from .models import JSON, Chat, FakeBot, FakeUser, Message
 from .world import ServerEvent, World
 
@@ -28,7 +29,7 @@ class Staging(World):
         if bot.id in group.bots:
             raise ValueError(f"@{bot.username} is already in {group.describe()}")
         actor = self._actor(group, by)
-        old = self._bot_member(group, bot)
+        old = bot_member(group, bot)
         group.add_bot(bot, admin=admin)
         update = self._my_chat_member(bot, group, actor.to_dict(), old)
         self._service_message(group, actor, {"new_chat_members": [bot.to_dict()]})
@@ -52,7 +53,7 @@ class Staging(World):
         # Nobody removed a bot that left: it did that itself (as leaveChat).
         removed = kicked or by is not None
         sender = self._actor(group, by).to_dict() if removed else bot.to_dict()
-        old = self._bot_member(group, bot)
+        old = bot_member(group, bot)
         del group.bots[bot.id]
         group.bot_admins.discard(bot.id)
         group.bot_permissions.pop(bot.id, None)
@@ -89,7 +90,7 @@ class Staging(World):
             raise ValueError(f"@{bot.username} is not in {group.describe()}")
         actor = self._actor(group, by)
         photos = can_send_messages if can_send_photos is None else can_send_photos
-        old = self._bot_member(group, bot)
+        old = bot_member(group, bot)
         group.bot_admins.discard(bot.id)  # restricting an administrator demotes it
         if can_send_messages and photos:
             group.bot_permissions.pop(bot.id, None)
@@ -106,7 +107,7 @@ class Staging(World):
         if group.bot_status(bot.id) != "restricted":
             raise ValueError(f"@{bot.username} is not restricted in {group.describe()}")
         actor = self._actor(group, by)
-        old = self._bot_member(group, bot)
+        old = bot_member(group, bot)
         group.bot_permissions.pop(bot.id, None)
         return self._my_chat_member(bot, group, actor.to_dict(), old)
 
@@ -204,7 +205,7 @@ class Staging(World):
                 "from": dict(sender),
                 "date": int(time.time()),
                 "old_chat_member": old,
-                "new_chat_member": self._bot_member(chat, bot),
+                "new_chat_member": bot_member(chat, bot),
             }
         }
         return self.push_update(bot, update)
