@@ -24,7 +24,9 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from localbotapi.models import FakeUser
-from localbotapi.sandbox import HELP, MiniApp, Sandbox, Style, Terminal, populate
+from localbotapi.sandbox import populate
+from localbotapi.sandbox_screen import Style, Terminal
+from localbotapi.sandbox_session import HELP, MiniApp, Sandbox
 from localbotapi.server import BotApiServer, ServerThread
 from localpg.cluster import PostgresCluster, PostgresUnavailable, database_of
 
