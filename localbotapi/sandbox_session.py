@@ -318,16 +318,13 @@ class Sandbox:
         text, target = buttons[number - 1]
         raw = [button for row in message.inline_keyboard for button in row][number - 1]
         web_app = raw.get("web_app")
-        if isinstance(web_app, dict) and isinstance(web_app.get("url"), str):
-            self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
-            self.open_web_app_button(web_app["url"])
-            return
-        if target and "://" in target:
-            self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
-            self.follow(target)
-            return
         self.say(self.style.dim(f"{self.user.first_name} presses [{number}] {text}"))
-        self.thread.call(self.user.press(message, index=number - 1))
+        if isinstance(web_app, dict) and isinstance(web_app.get("url"), str):
+            self.open_web_app_button(web_app["url"])
+        elif target and "://" in target:
+            self.follow(target)
+        else:
+            self.thread.call(self.user.press(message, index=number - 1))
 
     def follow(self, link: str) -> None:
         """Open a link as a Telegram client does: a deep link to the bot opens its private chat,
