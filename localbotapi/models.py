@@ -3,6 +3,10 @@
 These objects are the tests' view of the world. Users act through `await user.send(...)` and
 `await user.press(...)`; chats expose their messages as currently edited; everything the bot asked
 for is in `BotApiServer.requests`. All mutation happens on the server's event loop.
+
+One module of some 560 lines, on purpose: these objects are one web (a message's chat, a chat's
+people, bots and messages, a query's message and bot, each with its Bot API object), and tests
+and benchmarks import each of them from here by name.
 """
 
 from __future__ import annotations
