@@ -324,10 +324,7 @@ class MessageMethods(World):
         raise bad_request("wrong file identifier/HTTP URL specified")
 
     async def _api_editMessageText(self, bot: FakeBot, params: Params) -> JSON:
-        chat = self._resolve_chat(bot, params)
-        message = self._find_message(chat, params, "message to edit not found")
-        if message.bot is not bot:
-            raise bad_request("message can't be edited")
+        chat, message = self._to_edit(bot, params)
         if message.text is None:
             raise bad_request("there is no text in the message to edit")
         text, entities = self._text(
@@ -341,16 +338,21 @@ class MessageMethods(World):
         return message.to_dict()
 
     async def _api_editMessageReplyMarkup(self, bot: FakeBot, params: Params) -> JSON:
-        chat = self._resolve_chat(bot, params)
-        message = self._find_message(chat, params, "message to edit not found")
-        if message.bot is not bot:
-            raise bad_request("message can't be edited")
+        chat, message = self._to_edit(bot, params)
         markup = self._markup(params, chat, inline_only=True)
         if markup == message.reply_markup:
             raise bad_request(NOT_MODIFIED)
         self._check_flood(bot, chat)
         self._edit(message, text=message.text, entities=message.entities, reply_markup=markup)
         return message.to_dict()
+
+    def _to_edit(self, bot: FakeBot, params: Params) -> tuple[Chat, Message]:
+        """The chat and the message of an edit, which must be the bot's own."""
+        chat = self._resolve_chat(bot, params)
+        message = self._find_message(chat, params, "message to edit not found")
+        if message.bot is not bot:
+            raise bad_request("message can't be edited")
+        return chat, message
 
     def _edit(
         self,
