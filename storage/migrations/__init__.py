@@ -1,34 +1,72 @@
-"""Schema migrations: an ordered list of steps, recorded in `PRAGMA user_version`.
+"""Schema migrations: one ordered list of steps for both backends.
 
 Step n (1-based) moves a database from version n-1 to n. Each step is a module of this package,
-`mNNN_what.py`, holding DESCRIPTION and APPLY (an SQL script, or a coroutine function for a step
-that must compute something); MIGRATIONS lists them by number. Steps are only ever appended: a
-released step is never edited, because databases in the field have already run it.
+`mNNN_what.py`, holding DESCRIPTION and APPLY; MIGRATIONS lists them by number. APPLY is one of:
+
+- an SQL script the same on both backends;
+- a function of the dialect returning the script (`typed(...)`, storage/migrations/typed.py,
+  fills in the column types, which is how most steps are written; m007 picks one of two
+  scripts);
+- a coroutine function of a StepDb, for a step that must compute something (read rows, write
+  others back), with `$1` placeholders as the table modules write them.
+
+Step n of either backend produces schema version n, with the same tables, columns, constraints
+and indexes in the types of its database (ids and chip amounts BIGINT on PostgreSQL, times
+DOUBLE PRECISION, JSON as TEXT, encoded and decoded in Python; game_id and entry_id identity
+columns BY DEFAULT, so that rows moved from another database keep their ids). The runners are
+the backends' own: storage/sqlite/migrate.py records the version in `PRAGMA user_version`,
+storage/postgres/migrate.py in the one-row table schema_version, under an advisory lock. Steps
+are only ever appended: a released step is never edited, because databases in the field have
+already run it (its rendering for each backend must stay what it was).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import re
-import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final
+from typing import Final, Protocol, cast
 
-import aiosqlite
+from storage.sql.base import Row
+from storage.sql.dialect import Dialect
 
-from storage.errors import DatabaseTooNew
 
-StepFunction = Callable[[aiosqlite.Connection], Awaitable[None]]
+class StepDb(Protocol):
+    """The connection a step runs on, in the transaction that records its version."""
+
+    dialect: Dialect
+
+    async def script(self, script: str) -> None:
+        """Run an SQL script (several statements)."""
+
+    async def rows(self, sql: str, *args: object) -> list[Row]: ...
+
+    async def execute(self, sql: str, *args: object) -> None: ...
+
+
+StepFunction = Callable[[StepDb], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
 class Migration:
     description: str
-    # Either an SQL script or a coroutine function for steps that must compute something.
-    apply: str | StepFunction
+    # A script, the script of a dialect, or a coroutine function for a step that computes.
+    apply: str | Callable[[Dialect], str] | StepFunction
+
+
+async def run_step(step: Migration, db: StepDb) -> None:
+    """Apply one step on the connection (the caller owns the transaction)."""
+    apply = step.apply
+    if isinstance(apply, str):
+        await db.script(apply)
+    elif inspect.iscoroutinefunction(apply):
+        await cast(StepFunction, apply)(db)
+    else:
+        await db.script(cast(Callable[[Dialect], str], apply)(db.dialect))
 
 
 _STEP_NAME: Final = re.compile(r"m(\d{3})_\w+")
@@ -38,7 +76,7 @@ def step_modules(package: str, path: Iterable[str]) -> list[ModuleType]:
     """The step modules of a package (mNNN_*.py, each with DESCRIPTION and APPLY), in order.
 
     Numbers must run 1, 2, 3… without a gap or a duplicate: the position of a step is the
-    database version it produces. Shared by every backend's package of steps.
+    database version it produces.
     """
     found: dict[int, str] = {}
     for info in pkgutil.iter_modules(path):
@@ -67,61 +105,3 @@ def _discover() -> tuple[Migration, ...]:
 
 
 MIGRATIONS: Sequence[Migration] = _discover()
-
-
-def split_script(script: str) -> list[str]:
-    """Split an SQL script into statements, respecting strings and trigger bodies."""
-    statements: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            statement = pending.strip()
-            if statement.strip(";\n "):
-                statements.append(statement)
-            pending = ""
-    if pending.strip():
-        statements.append(pending.strip())
-    return statements
-
-
-async def schema_version(conn: aiosqlite.Connection) -> int:
-    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
-    return int(rows[0][0])
-
-
-async def migrate(conn: aiosqlite.Connection, steps: Sequence[Migration] = MIGRATIONS) -> int:
-    """Bring the database up to `len(steps)`; returns the number of steps applied.
-
-    Each step runs in the transaction that records its version, so a crash leaves the database at
-    the previous or the next version, never in between. Python's executescript() would commit the
-    open transaction first, hence statements are executed one by one.
-    """
-    supported = len(steps)
-    applied = 0
-    while True:
-        current = await schema_version(conn)
-        if current > supported:
-            raise DatabaseTooNew(current, supported)
-        if current == supported:
-            return applied
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have migrated while we waited for the write lock.
-            if await schema_version(conn) != current:
-                await conn.execute("ROLLBACK")
-                continue
-            step = steps[current]
-            if isinstance(step.apply, str):
-                for statement in split_script(step.apply):
-                    await conn.execute(statement)
-            else:
-                await step.apply(conn)
-            # PRAGMA takes no parameters; the value is our own integer.
-            await conn.execute(f"PRAGMA user_version = {current + 1:d}")
-            await conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                await conn.execute("ROLLBACK")
-            raise
-        applied += 1

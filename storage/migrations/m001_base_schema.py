@@ -2,48 +2,51 @@
 
 from typing import Final
 
+from storage.migrations.typed import named, typed
+
 DESCRIPTION: Final = "base schema: chats, users, players, games, ledger, processed updates"
 
-APPLY: Final = """
+APPLY: Final = typed(
+    """
 CREATE TABLE chats (
-    chat_id       INTEGER PRIMARY KEY,
+    chat_id       {bigint} PRIMARY KEY,
     language      TEXT    NOT NULL,
     preset        TEXT    NOT NULL,
-    overrides     TEXT    NOT NULL DEFAULT '{}',
+    overrides     TEXT    NOT NULL DEFAULT '{{}}',
     turn_timeout  INTEGER,
-    house_banker  INTEGER NOT NULL DEFAULT 0
+    house_banker  {bool} NOT NULL DEFAULT {false}
 );
 
 CREATE TABLE users (
-    user_id         INTEGER PRIMARY KEY,
+    user_id         {bigint} PRIMARY KEY,
     name            TEXT    NOT NULL,
     language        TEXT,
-    private_opened  INTEGER NOT NULL DEFAULT 0
+    private_opened  {bool} NOT NULL DEFAULT {false}
 );
 
 CREATE TABLE players (
-    chat_id     INTEGER NOT NULL,
-    user_id     INTEGER NOT NULL,
+    chat_id     {bigint} NOT NULL,
+    user_id     {bigint} NOT NULL,
     name        TEXT    NOT NULL,
-    balance     INTEGER NOT NULL CHECK (balance >= 0),
-    created_at  REAL    NOT NULL,
+    balance     {bigint} NOT NULL CHECK (balance >= 0),
+    created_at  {real}    NOT NULL,
     PRIMARY KEY (chat_id, user_id)
-) WITHOUT ROWID;
+){without_rowid};
 
 CREATE TABLE games (
-    game_id           INTEGER PRIMARY KEY,
-    chat_id           INTEGER NOT NULL,
-    thread_id         INTEGER NOT NULL DEFAULT 0,
+    game_id           {identity},
+    chat_id           {bigint} NOT NULL,
+    thread_id         {bigint} NOT NULL DEFAULT 0,
     status            TEXT    NOT NULL CHECK (status IN ('lobby', 'active', 'finished')),
     state             TEXT    NOT NULL,
-    version           INTEGER NOT NULL,
-    bank              INTEGER NOT NULL DEFAULT 0 CHECK (bank >= 0),
-    deadline          REAL,
-    table_message_id  INTEGER,
-    hand_messages     TEXT    NOT NULL DEFAULT '{}',
-    creator_id        INTEGER NOT NULL,
-    created_at        REAL    NOT NULL,
-    updated_at        REAL    NOT NULL
+    version           {bigint} NOT NULL,
+    bank              {bigint} NOT NULL DEFAULT 0 CHECK (bank >= 0),
+    deadline          {real},
+    table_message_id  {bigint},
+    hand_messages     TEXT    NOT NULL DEFAULT '{{}}',
+    creator_id        {bigint} NOT NULL,
+    created_at        {real}    NOT NULL,
+    updated_at        {real}    NOT NULL
 );
 
 -- At most one unfinished game per chat thread. Being partial, it also keeps the finished games
@@ -57,26 +60,30 @@ CREATE INDEX games_open_by_deadline ON games (deadline)
 CREATE INDEX games_open_by_update ON games (updated_at) WHERE status != 'finished';
 
 CREATE TABLE ledger (
-    entry_id      INTEGER PRIMARY KEY,
-    chat_id       INTEGER NOT NULL,
-    game_id       INTEGER REFERENCES games (game_id),
+    entry_id      {identity},
+    chat_id       {bigint} NOT NULL,
+    game_id       {bigint} REFERENCES games (game_id),
     round_no      INTEGER,
-    source_kind   TEXT    NOT NULL CHECK (source_kind IN ('player', 'bank', 'grant')),
-    source_id     INTEGER NOT NULL,
-    target_kind   TEXT    NOT NULL CHECK (target_kind IN ('player', 'bank', 'grant')),
-    target_id     INTEGER NOT NULL,
-    amount        INTEGER NOT NULL CHECK (amount > 0),
+    source_kind   TEXT    NOT NULL {source_check}CHECK (source_kind IN ('player', 'bank', 'grant')),
+    source_id     {bigint} NOT NULL,
+    target_kind   TEXT    NOT NULL {target_check}CHECK (target_kind IN ('player', 'bank', 'grant')),
+    target_id     {bigint} NOT NULL,
+    amount        {bigint} NOT NULL CHECK (amount > 0),
     reason        TEXT    NOT NULL,
     -- Balances right after the movement (NULL for the grant side): a chart needs no replay.
-    source_after  INTEGER,
-    target_after  INTEGER,
-    created_at    REAL    NOT NULL
+    source_after  {bigint},
+    target_after  {bigint},
+    created_at    {real}    NOT NULL
 );
 
 CREATE INDEX ledger_by_chat ON ledger (chat_id);
 
 CREATE TABLE processed_updates (
-    update_id     INTEGER PRIMARY KEY,
-    processed_at  REAL    NOT NULL
+    update_id     {bigint} PRIMARY KEY,
+    processed_at  {real}    NOT NULL
 );
-"""
+""",
+    # Named on PostgreSQL, so that step 7 can widen them in place.
+    source_check=named("ledger_source_kind"),
+    target_check=named("ledger_target_kind"),
+)

@@ -2,12 +2,15 @@
 
 from typing import Final
 
+from storage.migrations.typed import typed
+
 DESCRIPTION: Final = "statistics, stat events and per-player ledger indexes"
 
-APPLY: Final = """
+APPLY: Final = typed(
+    """
 CREATE TABLE stats (
-    chat_id        INTEGER NOT NULL,
-    user_id        INTEGER NOT NULL,
+    chat_id        {bigint} NOT NULL,
+    user_id        {bigint} NOT NULL,
     rounds         INTEGER NOT NULL DEFAULT 0,
     wins           INTEGER NOT NULL DEFAULT 0,
     losses         INTEGER NOT NULL DEFAULT 0,
@@ -15,21 +18,21 @@ CREATE TABLE stats (
     twentyones     INTEGER NOT NULL DEFAULT 0,
     golden_points  INTEGER NOT NULL DEFAULT 0,
     busts          INTEGER NOT NULL DEFAULT 0,
-    net            INTEGER NOT NULL DEFAULT 0,
-    biggest_win    INTEGER NOT NULL DEFAULT 0,
+    net            {bigint} NOT NULL DEFAULT 0,
+    biggest_win    {bigint} NOT NULL DEFAULT 0,
     PRIMARY KEY (chat_id, user_id),
     FOREIGN KEY (chat_id, user_id) REFERENCES players (chat_id, user_id)
-) WITHOUT ROWID;
+){without_rowid};
 
 -- One row per add_stats call, so that leaderboards over a period need no snapshots.
 CREATE TABLE stat_events (
-    event_id       INTEGER PRIMARY KEY,
-    chat_id        INTEGER NOT NULL,
-    user_id        INTEGER NOT NULL,
-    created_at     REAL    NOT NULL,
+    event_id       {identity},
+    chat_id        {bigint} NOT NULL,
+    user_id        {bigint} NOT NULL,
+    created_at     {real}    NOT NULL,
     rounds         INTEGER NOT NULL,
     wins           INTEGER NOT NULL,
-    net            INTEGER NOT NULL,
+    net            {bigint} NOT NULL,
     FOREIGN KEY (chat_id, user_id) REFERENCES players (chat_id, user_id)
 );
 
@@ -42,3 +45,4 @@ CREATE INDEX ledger_by_target_player ON ledger (chat_id, target_id) WHERE target
 -- Players created before statistics existed start from zero.
 INSERT INTO stats (chat_id, user_id) SELECT chat_id, user_id FROM players;
 """
+)

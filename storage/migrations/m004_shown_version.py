@@ -2,10 +2,14 @@
 
 from typing import Final
 
+from storage.migrations.typed import typed
+
 DESCRIPTION: Final = "games.shown_version: the version the table message shows"
 
-APPLY: Final = """
+APPLY: Final = typed(
+    """
 -- The state version the group's table message last showed: after a crash, only games whose
 -- table is behind their state need their views refreshed at start-up.
-ALTER TABLE games ADD COLUMN shown_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN shown_version {bigint} NOT NULL DEFAULT 0;
 """
+)

@@ -1,10 +1,15 @@
-"""Step 7: daily refills: the ledger's 'issue' account, chats.daily_refill."""
+"""Step 7: daily refills: the ledger's 'issue' account, chats.daily_refill.
+
+The one step whose SQL differs beyond column types: SQLite cannot change a CHECK constraint in
+place, PostgreSQL can."""
 
 from typing import Final
 
+from storage.sql.dialect import Dialect
+
 DESCRIPTION: Final = "daily refills: the ledger's 'issue' account, chats.daily_refill"
 
-APPLY: Final = """
+_SQLITE: Final = """
 -- The daily refill of broke players issues chips from an account of its own, 'issue', kept
 -- apart from the starting grants: the books then show how much a chat was given back. SQLite
 -- cannot change a CHECK constraint in place, so the ledger is rebuilt (ids and rows kept).
@@ -40,3 +45,26 @@ CREATE INDEX ledger_refills ON ledger (chat_id, target_id, created_at)
 -- On by default: a group should not lose a friend to one bad night.
 ALTER TABLE chats ADD COLUMN daily_refill INTEGER NOT NULL DEFAULT 1;
 """
+
+_POSTGRESQL: Final = """
+-- The daily refill of broke players issues chips from an account of its own, 'issue', kept
+-- apart from the starting grants: the books then show how much a chat was given back.
+-- PostgreSQL changes the named CHECK constraints in place (ids and rows kept).
+ALTER TABLE ledger
+    DROP CONSTRAINT ledger_source_kind,
+    DROP CONSTRAINT ledger_target_kind,
+    ADD CONSTRAINT ledger_source_kind
+        CHECK (source_kind IN ('player', 'bank', 'grant', 'issue')),
+    ADD CONSTRAINT ledger_target_kind
+        CHECK (target_kind IN ('player', 'bank', 'grant', 'issue'));
+-- The last refill of a player, read by every refill: a refill is due at most once a period.
+CREATE INDEX ledger_refills ON ledger (chat_id, target_id, created_at)
+    WHERE source_kind = 'issue';
+
+-- On by default: a group should not lose a friend to one bad night.
+ALTER TABLE chats ADD COLUMN daily_refill BOOLEAN NOT NULL DEFAULT true;
+"""
+
+
+def APPLY(dialect: Dialect) -> str:
+    return _SQLITE if dialect.name == "sqlite" else _POSTGRESQL

@@ -1,14 +1,13 @@
 """The PostgreSQL backend (asyncpg): a pool of connections shared by the transactions.
 
-connection.py owns the pool and runs the migrations; block.py is one transaction on its pooled
-connection; each group of tables has a module of its own (games, ledger, stats, chats,
-delivery, chat_migration, claims) whose read and write mixins make up PostgresStorage and
-PostgresTransaction, as in the SQLite backend. driver.py types the part of asyncpg used and
-turns its errors into storage errors. Several bot processes may share one database: each
+connection.py owns the pool; migrate.py runs the migrations (storage/migrations) under an
+advisory lock; block.py is one transaction on its pooled connection, running the tables' SQL of
+storage/sql (shared with the SQLite backend). driver.py types the part of asyncpg used and
+turns its errors into storage errors. Several bot processes may share one database: each table
 module says how its read-then-write statements stay correct under concurrency.
 """
 
+from storage.postgres.block import PostgresTransaction
 from storage.postgres.connection import POOL_MAX, PostgresStorage
-from storage.postgres.transaction import PostgresTransaction
 
 __all__ = ["POOL_MAX", "PostgresStorage", "PostgresTransaction"]

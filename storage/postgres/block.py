@@ -1,16 +1,18 @@
 """A transaction of the PostgreSQL backend: the pooled connection it holds from BEGIN to COMMIT
-and the statements it runs there. The table modules' write mixins are built on it."""
+and the statements it runs there (PostgresTransaction: the tables' SQL of storage/sql over
+this connection)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 from storage.errors import StorageError, TransactionClosed
-from storage.postgres.base import PostgresReads, Record
-from storage.postgres.driver import DRIVER_ERRORS, Connection, affected, storage_error
+from storage.postgres.driver import DRIVER_ERRORS, Connection, Record, affected, storage_error
+from storage.sql import TransactionTables
+from storage.sql.dialect import POSTGRESQL
 
 
-class TransactionBlock(PostgresReads):
+class PostgresTransaction(TransactionTables):
     """The connection of one transaction; dead (TransactionClosed) once its block is over.
 
     The isolation level is READ COMMITTED (PostgreSQL's default, asked for explicitly): each
@@ -18,6 +20,8 @@ class TransactionBlock(PostgresReads):
     is therefore made safe against other transactions on its own terms (a row lock, a
     conditional UPDATE, an INSERT … ON CONFLICT); each module says which and why.
     """
+
+    _dialect = POSTGRESQL
 
     def __init__(
         self, conn: Connection, clock: Callable[[], float], default_language: str = "ru"
@@ -56,5 +60,12 @@ class TransactionBlock(PostgresReads):
         conn = self._live()
         try:
             return affected(await conn.execute(sql, *args))
+        except DRIVER_ERRORS as error:
+            raise self._failure(error) from error
+
+    async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        conn = self._live()
+        try:
+            await conn.executemany(sql, rows)
         except DRIVER_ERRORS as error:
             raise self._failure(error) from error

@@ -1,7 +1,7 @@
 """PostgresStorage, the owner of a process's asyncpg pool: the start-up check and migrations,
 the reads outside transactions (any pooled connection) and the transactions (each on a
-connection of its own from BEGIN to COMMIT). The reads and writes of each group of tables live
-in their own modules, as mixins assembled here and in transaction.py."""
+connection of its own from BEGIN to COMMIT). The SQL of the tables is storage/sql's, shared
+with the SQLite backend."""
 
 from __future__ import annotations
 
@@ -12,24 +12,21 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppres
 from typing import Any, Final, TypeVar
 
 from storage.errors import ConcurrencyConflict, StorageError, TransactionClosed, redact_url
-from storage.interface import Storage, Transaction
-from storage.postgres.base import Record
-from storage.postgres.chats import ChatReads
-from storage.postgres.claims import ClaimQueries, LeaseReads
-from storage.postgres.delivery import DeliveryReads
+from storage.interface import Transaction
+from storage.migrations import MIGRATIONS, Migration
+from storage.postgres.block import PostgresTransaction
 from storage.postgres.driver import (
     DRIVER_ERRORS,
     Pool,
+    Record,
     create_pool,
     describe,
     read_committed,
     storage_error,
 )
-from storage.postgres.games import GameQueries, GameReads
-from storage.postgres.ledger import LedgerQueries, LedgerReads
-from storage.postgres.migrations import MIGRATIONS, PostgresMigration, migrate
-from storage.postgres.stats import StatsQueries
-from storage.postgres.transaction import PostgresTransaction
+from storage.postgres.migrate import migrate
+from storage.sql import StorageTables
+from storage.sql.dialect import POSTGRESQL
 
 T = TypeVar("T")
 
@@ -57,18 +54,7 @@ def _rolled_back(failure: StorageError) -> StorageError:
     return error
 
 
-class PostgresStorage(
-    ChatReads,
-    GameReads,
-    GameQueries,
-    LedgerReads,
-    LedgerQueries,
-    StatsQueries,
-    DeliveryReads,
-    LeaseReads,
-    ClaimQueries,
-    Storage,
-):
+class PostgresStorage(StorageTables):
     """PostgreSQL through an asyncpg pool (`pool_max` connections at most, one kept open).
 
     Several bot processes may share the database. Nothing read is kept in memory (another
@@ -83,13 +69,15 @@ class PostgresStorage(
     as in the SQLite backend.
     """
 
+    _dialect = POSTGRESQL
+
     def __init__(
         self,
         dsn: str,
         *,
         pool_max: int = POOL_MAX,
         clock: Callable[[], float] = time.time,
-        migrations: Sequence[PostgresMigration] = MIGRATIONS,
+        migrations: Sequence[Migration] = MIGRATIONS,
         default_language: str = "ru",
     ) -> None:
         if pool_max < 1:
@@ -160,6 +148,11 @@ class PostgresStorage(
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         return self._transaction()
+
+    async def claim_due(
+        self, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[int, float]]:
+        return await self._claim_due(now, owner, hold, limit)  # one statement of its own
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[PostgresTransaction]:

@@ -6,7 +6,7 @@ rest of the backend is checked by mypy --strict like the SQLite backend.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any, Final, Protocol, TypeAlias, cast
 
 from storage.errors import ConcurrencyConflict, StorageError
@@ -47,6 +47,8 @@ class Connection(Protocol):
     async def fetchrow(self, query: str, *args: object) -> Record | None: ...
 
     async def execute(self, query: str, *args: object) -> str: ...
+
+    async def executemany(self, query: str, args: Iterable[Sequence[object]]) -> None: ...
 
     def transaction(self) -> ServerTransaction: ...
 

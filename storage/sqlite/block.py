@@ -1,6 +1,6 @@
 """A transaction block of the group commit: its batch (the SQLite transaction it shares with
-other blocks), its savepoint, and the statements it runs. The table modules' write mixins are
-built on TransactionBlock.
+other blocks), its savepoint, and the statements it runs (SqliteTransaction: the tables' SQL of
+storage/sql over this block's connection, with the caches of chat settings and users).
 
 A block's statements run on the event loop's thread, on the sqlite3 connection under
 aiosqlite's: inside BEGIN IMMEDIATE the write lock is ours, so none of them waits for anything
@@ -15,12 +15,15 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final, TypeVar
 
 from storage.errors import TransactionClosed
-from storage.sqlite.base import Params, Row, SqliteReads
-from storage.sqlite.cache import Caches, Writes
+from storage.models import ChatSettings, User
+from storage.sql import TransactionTables
+from storage.sql.base import Row
+from storage.sql.dialect import SQLITE
+from storage.sqlite.cache import MISS, Caches, Writes, private_settings, remember
 
 T = TypeVar("T")
 
@@ -77,9 +80,12 @@ async def uninterrupted(awaitable: Awaitable[T]) -> T:
     return future.result()
 
 
-class TransactionBlock(SqliteReads):
+class SqliteTransaction(TransactionTables):
     """The connection a block runs its statements on, in its savepoint when it is not the
-    first block of its batch."""
+    first block of its batch; chats and users read through the caches for rows no block of
+    the batch has written, and a write evicts its row."""
+
+    _dialect = SQLITE
 
     def __init__(
         self,
@@ -131,11 +137,42 @@ class TransactionBlock(SqliteReads):
         self._savepoint = True
         return conn
 
-    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
-        return self._open_savepoint().execute(sql, params).fetchall()
+    # Synchronous under the coroutine: nothing here suspends (see the module's docstring).
+    async def _rows(self, sql: str, *args: object) -> list[Row]:
+        return self._open_savepoint().execute(SQLITE.sql(sql), args).fetchall()
 
-    async def _execute(self, sql: str, params: Params = ()) -> int:
-        return self._open_savepoint().execute(sql, params).rowcount
+    async def _execute(self, sql: str, *args: object) -> int:
+        return self._open_savepoint().execute(SQLITE.sql(sql), args).rowcount
 
-    async def _executemany(self, sql: str, params: Iterable[Params]) -> None:
-        self._open_savepoint().executemany(sql, params)
+    async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        self._open_savepoint().executemany(SQLITE.sql(sql), rows)
+
+    def _wrote_chat(self, chat_id: int) -> None:
+        self._writes.chats.add(chat_id)
+        self._caches.chats.pop(chat_id, None)
+
+    def _wrote_user(self, user_id: int) -> None:
+        self._writes.users.add(user_id)
+        self._caches.users.pop(user_id, None)
+
+    async def get_chat(self, chat_id: int) -> ChatSettings:
+        if chat_id in self._writes.chats:
+            return await self._fetch_chat(chat_id)
+        cached = self._caches.chats.get(chat_id, MISS)
+        if cached is not MISS:
+            self._live()
+            return private_settings(cached)
+        settings = await self._fetch_chat(chat_id)
+        remember(self._caches.chats, chat_id, settings)
+        return private_settings(settings)
+
+    async def get_user(self, user_id: int) -> User | None:
+        if user_id in self._writes.users:
+            return await self._fetch_user(user_id)
+        cached = self._caches.users.get(user_id, MISS)
+        if cached is not MISS:
+            self._live()
+            return cached
+        user = await self._fetch_user(user_id)
+        remember(self._caches.users, user_id, user)
+        return user

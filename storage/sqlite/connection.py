@@ -1,7 +1,6 @@
 """SqliteStorage, the owner of the one aiosqlite connection of a process: its lock, its PRAGMAs,
-the group commit of concurrent transactions, and the caches it keeps. The reads and writes of
-each group of tables live in their own modules (games, ledger, stats, chats, delivery,
-chat_migration), as mixins assembled here and in transaction.py."""
+the group commit of concurrent transactions, and the caches it keeps. The SQL of the tables is
+storage/sql's, shared with the PostgreSQL backend."""
 
 from __future__ import annotations
 
@@ -24,19 +23,15 @@ from storage.errors import (
     TransactionClosed,
     UnopenableDatabase,
 )
-from storage.interface import Storage, Transaction
-from storage.migrations import MIGRATIONS, Migration, migrate, schema_version
+from storage.interface import Transaction
+from storage.migrations import MIGRATIONS, Migration
 from storage.models import ChatSettings, User
-from storage.sqlite.base import Params, Row
-from storage.sqlite.block import SAVEPOINT, Batch, uninterrupted
+from storage.sql import StorageTables
+from storage.sql.base import Row
+from storage.sql.dialect import SQLITE
+from storage.sqlite.block import SAVEPOINT, Batch, SqliteTransaction, uninterrupted
 from storage.sqlite.cache import MISS, Caches, private_settings, remember
-from storage.sqlite.chats import ChatReads
-from storage.sqlite.claims import LeaseReads
-from storage.sqlite.delivery import DeliveryReads
-from storage.sqlite.games import GameQueries, GameReads
-from storage.sqlite.ledger import LedgerQueries, LedgerReads
-from storage.sqlite.stats import StatsQueries
-from storage.sqlite.transaction import SqliteTransaction
+from storage.sqlite.migrate import migrate, schema_version
 
 T = TypeVar("T")
 
@@ -162,17 +157,7 @@ async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]
     return conn, raw
 
 
-class SqliteStorage(
-    ChatReads,
-    GameReads,
-    GameQueries,
-    LedgerReads,
-    LedgerQueries,
-    StatsQueries,
-    DeliveryReads,
-    LeaseReads,
-    Storage,
-):
+class SqliteStorage(StorageTables):
     """SQLite through one aiosqlite connection.
 
     Transactions and reads of this object are serialized by an asyncio.Lock: a single connection
@@ -206,6 +191,8 @@ class SqliteStorage(
     stays in the batch: as with a COMMIT interrupted before group commit, the canceller does
     not learn whether it was committed.
     """
+
+    _dialect = SQLITE
 
     def __init__(
         self,
@@ -327,13 +314,13 @@ class SqliteStorage(
         finally:
             self._lock.release()
 
-    async def _rows(self, sql: str, params: Params = ()) -> list[Row]:
+    async def _rows(self, sql: str, *args: object) -> list[Row]:
         async with self._locked() as conn:
             if self._batch is not None:
                 # Reads outside transactions see committed data only.
                 with suppress(Exception):  # the batch's blocks get the error
                     await uninterrupted(self._commit(conn, self._batch))
-            return list(await conn.execute_fetchall(sql, params))
+            return list(await conn.execute_fetchall(SQLITE.sql(sql), args))
 
     # The cached reads. A miss reads under the lock, after an open batch is committed: the value
     # is committed, and no await comes between the read and the put that a write could slip into.
@@ -361,7 +348,7 @@ class SqliteStorage(
         self, now: float, owner: str, hold: float, limit: int = 50
     ) -> list[tuple[int, float]]:
         async with self._transaction() as tx:
-            return await tx.claim_due_games(now, owner, hold, limit)
+            return await tx._claim_due(now, owner, hold, limit)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[SqliteTransaction]:

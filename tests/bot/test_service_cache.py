@@ -10,7 +10,7 @@ import pytest
 from bot.game_state import Meta, game_of
 from bot.service import Actor, Command, Refused
 from storage import jsontext
-from storage.sqlite import games as sqlite_games
+from storage.sql import games as sqlite_games
 from tests.bot.conftest import Harness
 from tests.bot.test_refusals import classic_at_stake
 

@@ -18,6 +18,7 @@ import pytest
 import storage.copy as copy_module
 from localpg.cluster import PostgresCluster
 from storage import (
+    MIGRATIONS,
     Account,
     ChatSettings,
     LedgerCheck,
@@ -34,7 +35,6 @@ from storage.copy import (
     VerificationFailed,
     copy_database,
 )
-from storage.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
 from tests.storage.conftest import FakeClock
 from tests.storage.raw import columns, fetch, tables
 
@@ -211,7 +211,7 @@ async def test_every_row_and_every_chip_arrives(source_url: str, target_url: str
     assert order.index("games") < order.index("seats")
     assert order.index("players") < order.index("stat_events")
     assert dict(report.tables) == {name: len(rows) for name, rows in before.items()}
-    assert report.schema_version == len(POSTGRES_MIGRATIONS)
+    assert report.schema_version == len(MIGRATIONS)
     assert (report.chats, report.players) == (2, 6)
     assert report.balances == sum(check.balances for check in source_books)
     assert report.open_banks == 300
@@ -369,11 +369,11 @@ async def test_different_schema_versions_are_refused(
 ) -> None:
     def older_target(url: str, **kwargs: Any) -> Storage:
         if url.startswith("postgresql"):
-            return PostgresStorage(url, migrations=POSTGRES_MIGRATIONS[:-1])
+            return PostgresStorage(url, migrations=MIGRATIONS[:-1])
         return open_storage(url, **kwargs)
 
     monkeypatch.setattr(copy_module, "open_storage", older_target)
-    newest = len(POSTGRES_MIGRATIONS)
+    newest = len(MIGRATIONS)
     with pytest.raises(
         SchemaMismatch, match=f"source is at schema version {newest}, the target at {newest - 1}"
     ):

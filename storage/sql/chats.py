@@ -1,12 +1,12 @@
 """Chat settings and users, the two tables read on every action.
 
-Not cached: several bot processes may share the database, and a copy kept by one of them would
-go stale at another's write without it knowing. Both reads are primary-key lookups.
+The SQLite backend caches both (storage/sqlite/cache.py: one bot process owns its database) on
+top of the reads here; the PostgreSQL backend reads them each time, since another process's
+write would leave a copy stale. Both are primary-key lookups.
 
-Concurrency: upsert_user is one INSERT … ON CONFLICT DO UPDATE that keeps the stored value of
-every field left UNSET (the SQLite backend reads the old user first, which is safe there with
-one writer; here a concurrent update of another field would be lost between the read and the
-write). save_chat_settings replaces the whole row, also in one upsert.
+upsert_user is one INSERT … ON CONFLICT DO UPDATE that keeps the stored value of every field
+left UNSET, so that on PostgreSQL a concurrent update of another field is not lost between a
+read and the write; save_chat_settings replaces the whole row, also in one upsert.
 """
 
 from __future__ import annotations
@@ -15,27 +15,32 @@ from typing import Final
 
 from storage.jsontext import dumps_sorted, loads
 from storage.models import UNSET, ChatSettings, Unset, User
-from storage.postgres.base import PostgresReads
-from storage.postgres.block import TransactionBlock
+from storage.sql.base import TableReads, TableWrites
 
 # An insert takes the values given (the defaults for UNSET fields); an update keeps the stored
 # value of each field whose flag ($6, $7, $8) says it was left UNSET.
 _UPSERT_USER: Final = (
     "INSERT INTO users AS u (user_id, name, language, private_opened, client_language) "
     "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name, "
-    "language = CASE WHEN $6::boolean THEN EXCLUDED.language ELSE u.language END, "
-    "private_opened = CASE WHEN $7::boolean THEN EXCLUDED.private_opened "
-    " ELSE u.private_opened END, "
-    "client_language = CASE WHEN $8::boolean THEN EXCLUDED.client_language "
+    "language = CASE WHEN $6 THEN EXCLUDED.language ELSE u.language END, "
+    "private_opened = CASE WHEN $7 THEN EXCLUDED.private_opened ELSE u.private_opened END, "
+    "client_language = CASE WHEN $8 THEN EXCLUDED.client_language "
     " ELSE u.client_language END "
     "RETURNING name, language, private_opened, client_language"
 )
 
 
-class ChatReads(PostgresReads):
+class ChatReads(TableReads):
     """Reads of chats and users, shared by the storage object and its transactions."""
 
     async def get_chat(self, chat_id: int) -> ChatSettings:
+        return await self._fetch_chat(chat_id)
+
+    async def get_user(self, user_id: int) -> User | None:
+        return await self._fetch_user(user_id)
+
+    async def _fetch_chat(self, chat_id: int) -> ChatSettings:
+        """The chat's settings from the database (a caching backend's get_chat adds its cache)."""
         row = await self._row(
             "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
             "FROM chats WHERE chat_id = $1",
@@ -49,21 +54,22 @@ class ChatReads(PostgresReads):
             preset=row[1],
             overrides=loads(row[2]),
             turn_timeout=row[3],
-            house_banker=row[4],
-            daily_refill=row[5],
+            house_banker=bool(row[4]),
+            daily_refill=bool(row[5]),
         )
 
-    async def get_user(self, user_id: int) -> User | None:
+    async def _fetch_user(self, user_id: int) -> User | None:
+        """The user from the database (a caching backend's get_user adds its cache)."""
         row = await self._row(
             "SELECT name, language, private_opened, client_language FROM users WHERE user_id = $1",
             user_id,
         )
         if row is None:
             return None
-        return User(user_id, row[0], row[1], row[2], row[3])
+        return User(user_id, row[0], row[1], bool(row[2]), row[3])
 
 
-class ChatWrites(TransactionBlock):
+class ChatWrites(TableWrites):
     """Chats and users written inside a transaction."""
 
     async def upsert_user(
@@ -75,6 +81,7 @@ class ChatWrites(TransactionBlock):
         private_opened: bool | Unset = UNSET,
         client_language: str | Unset | None = UNSET,
     ) -> User:
+        self._wrote_user(user_id)
         row = await self._row(
             _UPSERT_USER,
             user_id,
@@ -87,9 +94,10 @@ class ChatWrites(TransactionBlock):
             not isinstance(client_language, Unset),
         )
         assert row is not None  # an upsert always returns its row
-        return User(user_id, row[0], row[1], row[2], row[3])
+        return User(user_id, row[0], row[1], bool(row[2]), row[3])
 
     async def save_chat_settings(self, settings: ChatSettings) -> None:
+        self._wrote_chat(settings.chat_id)
         await self._execute(
             "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
             "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO UPDATE "
@@ -99,7 +107,7 @@ class ChatWrites(TransactionBlock):
             settings.chat_id,
             settings.language,
             settings.preset,
-            # As the SQLite backend writes it: the same text in either database.
+            # Sorted keys: the same text in either database, whatever the order of the dict.
             dumps_sorted(dict(settings.overrides)),
             settings.turn_timeout,
             bool(settings.house_banker),

@@ -1,47 +1,44 @@
 """Statistics: per-player totals, the events leaderboards over a period are summed from, and
 the leaderboard itself (ranked with the banks the players hold).
 
-Concurrency: add_stats adds relatively (INSERT … ON CONFLICT DO UPDATE SET x = x + …), so two
-concurrent additions to one player both count; PostgreSQL orders them on the row.
+Concurrency (PostgreSQL): add_stats adds relatively (INSERT … ON CONFLICT DO UPDATE SET x = x +
+…), so two concurrent additions to one player both count; PostgreSQL orders them on the row.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from functools import cache
 
 from storage.models import LeaderboardRow, PlayerStats, StatsDelta
-from storage.postgres.base import PostgresReads
-from storage.postgres.block import TransactionBlock
-
-# The banks of chat $1's unfinished games by their banker (read from the engine's state). Sums
-# of BIGINT are NUMERIC in PostgreSQL: cast back, so that they come out as ints.
-_HELD_BANKS: Final = (
-    "SELECT (state::jsonb -> 'engine' ->> 'banker')::bigint AS user_id, "
-    "sum(bank)::bigint AS bank FROM games "
-    "WHERE chat_id = $1 AND status <> 'finished' AND bank > 0 GROUP BY 1"
-)
-# How statistics are merged into a row: every field added, biggest_win the maximum.
-MERGE_STATS: Final = (
-    "rounds = stats.rounds + EXCLUDED.rounds, wins = stats.wins + EXCLUDED.wins, "
-    "losses = stats.losses + EXCLUDED.losses, pushes = stats.pushes + EXCLUDED.pushes, "
-    "twentyones = stats.twentyones + EXCLUDED.twentyones, "
-    "golden_points = stats.golden_points + EXCLUDED.golden_points, "
-    "busts = stats.busts + EXCLUDED.busts, net = stats.net + EXCLUDED.net, "
-    "biggest_win = GREATEST(stats.biggest_win, EXCLUDED.biggest_win)"
-)
-# Both rows in one statement; both have the same foreign key to the player, so they stand or
-# fall together.
-_ADD_STATS: Final = (
-    "WITH totals AS (INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, "
-    " twentyones, golden_points, busts, net, biggest_win) "
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-    " ON CONFLICT (chat_id, user_id) DO UPDATE SET " + MERGE_STATS + ") "
-    "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
-    "VALUES ($1, $2, $12, $3, $4, $10)"
-)
+from storage.sql.base import TableReads, TableWrites
+from storage.sql.dialect import Dialect
 
 
-class StatsQueries(PostgresReads):
+@cache
+def held_banks(dialect: Dialect) -> str:
+    """The banks of chat $1's unfinished games by their banker (read from the engine's state).
+    Sums of BIGINT are NUMERIC in PostgreSQL: cast back, so that they come out as ints."""
+    return (
+        f"SELECT {dialect.json_int('state', 'engine', 'banker')} AS user_id, "
+        "CAST(sum(bank) AS BIGINT) AS bank FROM games "
+        "WHERE chat_id = $1 AND status <> 'finished' AND bank > 0 GROUP BY 1"
+    )
+
+
+@cache
+def merge_stats(dialect: Dialect) -> str:
+    """How statistics are merged into a row: every field added, biggest_win the maximum."""
+    return (
+        "rounds = stats.rounds + EXCLUDED.rounds, wins = stats.wins + EXCLUDED.wins, "
+        "losses = stats.losses + EXCLUDED.losses, pushes = stats.pushes + EXCLUDED.pushes, "
+        "twentyones = stats.twentyones + EXCLUDED.twentyones, "
+        "golden_points = stats.golden_points + EXCLUDED.golden_points, "
+        "busts = stats.busts + EXCLUDED.busts, net = stats.net + EXCLUDED.net, "
+        f"biggest_win = {dialect.greatest}(stats.biggest_win, EXCLUDED.biggest_win)"
+    )
+
+
+class StatsQueries(TableReads):
     """Reads of the storage object only: leaderboards, a player's statistics and held bank."""
 
     async def leaderboard(
@@ -54,7 +51,7 @@ class StatsQueries(PostgresReads):
                 "coalesce(s.net, 0), coalesce(s.rounds, 0), coalesce(s.wins, 0), "
                 "coalesce(h.bank, 0) "
                 "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
-                f"LEFT JOIN ({_HELD_BANKS}) AS h ON h.user_id = p.user_id "
+                f"LEFT JOIN ({held_banks(self._dialect)}) AS h ON h.user_id = p.user_id "
                 "WHERE p.chat_id = $1 ORDER BY chips DESC, p.user_id LIMIT $2",
                 chat_id,
                 limit,
@@ -62,8 +59,9 @@ class StatsQueries(PostgresReads):
         else:
             rows = await self._rows(
                 "SELECT p.user_id, p.name, p.balance, e.net, e.rounds, e.wins "
-                "FROM (SELECT user_id, sum(net)::bigint AS net, sum(rounds)::bigint AS rounds, "
-                "      sum(wins)::bigint AS wins FROM stat_events "
+                "FROM (SELECT user_id, CAST(sum(net) AS BIGINT) AS net, "
+                "      CAST(sum(rounds) AS BIGINT) AS rounds, "
+                "      CAST(sum(wins) AS BIGINT) AS wins FROM stat_events "
                 "      WHERE chat_id = $1 AND created_at >= $2 GROUP BY user_id) AS e "
                 "JOIN players AS p ON p.chat_id = $1 AND p.user_id = e.user_id "
                 "ORDER BY e.net DESC, p.balance DESC, p.user_id LIMIT $3",
@@ -75,7 +73,8 @@ class StatsQueries(PostgresReads):
 
     async def held_bank(self, chat_id: int, user_id: int) -> int:
         row = await self._row(
-            f"SELECT coalesce(sum(bank), 0)::bigint FROM ({_HELD_BANKS}) AS h WHERE user_id = $2",
+            f"SELECT CAST(coalesce(sum(bank), 0) AS BIGINT) FROM ({held_banks(self._dialect)}) "
+            "AS h WHERE user_id = $2",
             chat_id,
             user_id,
         )
@@ -96,8 +95,19 @@ class StatsQueries(PostgresReads):
         return PlayerStats(chat_id, user_id, *row)
 
 
-class StatsWrites(TransactionBlock):
+class StatsWrites(TableWrites):
     """Statistics added inside a transaction."""
 
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
-        await self._execute(_ADD_STATS, chat_id, user_id, *delta.counts(), self._clock())
+        await self._execute(
+            "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
+            "golden_points, busts, net, biggest_win) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+            f"ON CONFLICT (chat_id, user_id) DO UPDATE SET {merge_stats(self._dialect)}",
+            *(chat_id, user_id, *delta.counts()),
+        )
+        await self._execute(
+            "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
+            "VALUES ($1, $2, $3, $4, $5, $6)",
+            *(chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+        )

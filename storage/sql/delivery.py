@@ -1,20 +1,21 @@
 """Delivery bookkeeping: the update ids already processed and the digest of what each bot
 message shows.
 
-Concurrency: claim_update is INSERT … ON CONFLICT DO NOTHING: of two transactions claiming one
-update id, the second waits for the first and claims nothing if it commits (the update is then
-processed exactly once), or claims it if the first rolls back. record_shown is an upsert.
+Concurrency (PostgreSQL): claim_update is INSERT … ON CONFLICT DO NOTHING: of two transactions
+claiming one update id, the second waits for the first and claims nothing if it commits (the
+update is then processed exactly once), or claims it if the first rolls back. record_shown is
+an upsert.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from storage.postgres.base import PostgresReads, dumps
-from storage.postgres.block import TransactionBlock
+from storage.jsontext import dumps
+from storage.sql.base import TableReads, TableWrites
 
 
-class DeliveryReads(PostgresReads):
+class DeliveryReads(TableReads):
     """Reads of the bookkeeping, shared by the storage object and its transactions."""
 
     async def is_processed(self, update_id: int) -> bool:
@@ -30,7 +31,7 @@ class DeliveryReads(PostgresReads):
         return None if row is None else str(row[0])
 
 
-class DeliveryWrites(TransactionBlock):
+class DeliveryWrites(TableWrites):
     """Updates claimed and messages shown, inside a transaction."""
 
     async def claim_update(self, update_id: int) -> bool:
@@ -60,7 +61,7 @@ class DeliveryWrites(TransactionBlock):
         if message_ids:
             await self._execute(
                 "DELETE FROM shown_messages WHERE chat_id = $1 AND message_id IN "
-                "(SELECT jsonb_array_elements_text($2::jsonb)::bigint)",
+                f"({self._dialect.ids('$2')})",
                 chat_id,
                 dumps(sorted(set(message_ids))),
             )

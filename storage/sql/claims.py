@@ -1,30 +1,26 @@
 """What lets several processes share one database: due turn deadlines claimed by one process
 at a time, and named leases (a chat's delivery, a periodic job) with an owner and an expiry.
 
-Concurrency: claim_due is one statement on a pooled connection (a transaction of its own). It
-locks the games it picks with FOR NO KEY UPDATE SKIP LOCKED in the subquery of one UPDATE …
-RETURNING: a game another claimer (or a save) holds is skipped, not waited for, and a game
-whose claim another claimer committed meanwhile fails the re-check PostgreSQL makes of a locked
-row against the WHERE clause, so concurrent claimers get disjoint sets. hold_lease is one
-INSERT … ON CONFLICT DO UPDATE whose WHERE decides on the lease's committed row: of two
+Concurrency (PostgreSQL): claiming is one statement (on a pooled connection, a transaction of
+its own). It locks the games it picks with FOR NO KEY UPDATE SKIP LOCKED in the subquery of one
+UPDATE … RETURNING: a game another claimer (or a save) holds is skipped, not waited for, and a
+game whose claim another claimer committed meanwhile fails the re-check PostgreSQL makes of a
+locked row against the WHERE clause, so concurrent claimers get disjoint sets. hold_lease is
+one INSERT … ON CONFLICT DO UPDATE whose WHERE decides on the lease's committed row: of two
 concurrent takers of a free lease, the second waits for the first to commit and then finds it
 live. Even when its WHERE refuses, it locks the lease's row until its transaction ends, so a
-transaction that holds leases should be short (Storage.acquire_lease is one of its own).
+transaction that holds leases should be short (Storage.acquire_lease is one of its own). On
+SQLite, with its single writer, each is simply one statement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from storage.models import Lease
-from storage.postgres.base import PostgresReads
-from storage.postgres.block import TransactionBlock
+from storage.sql.base import TableReads, TableWrites
 
 
-class LeaseReads(PostgresReads):
+class LeaseReads(TableReads):
     """Reads of leases, shared by the storage object and its transactions."""
-
-    _clock: Callable[[], float]
 
     async def lease(self, name: str) -> Lease | None:
         row = await self._row(
@@ -33,28 +29,28 @@ class LeaseReads(PostgresReads):
         return None if row is None else Lease(name, row[0], row[1], row[2], row[3])
 
     async def live_leases(self, prefix: str) -> list[Lease]:
-        # starts_with rather than LIKE: a prefix may hold LIKE's wildcards. By name in the
-        # order of code points, as SQLite orders text, whatever the database's collation.
+        # substr rather than LIKE: a prefix may hold LIKE's wildcards. By name in the order of
+        # code points whatever the database's collation.
         rows = await self._rows(
             "SELECT name, owner, expires_at, renewed_at, note FROM leases "
-            'WHERE starts_with(name, $1) AND expires_at >= $2 ORDER BY name COLLATE "C"',
+            "WHERE substr(name, 1, $1) = $2 AND expires_at >= $3 "
+            f"ORDER BY name{self._dialect.by_code_point}",
+            len(prefix),
             prefix,
             self._clock(),
         )
         return [Lease(row[0], row[1], row[2], row[3], row[4]) for row in rows]
 
-
-class ClaimQueries(PostgresReads):
-    """Storage.claim_due: one statement of its own."""
-
-    async def claim_due(
-        self, now: float, owner: str, hold: float, limit: int = 50
+    async def _claim_due(
+        self, now: float, owner: str, hold: float, limit: int
     ) -> list[tuple[int, float]]:
+        """Storage.claim_due's statement: the storage object runs it on PostgreSQL, an SQLite
+        transaction on SQLite."""
         rows = await self._rows(
             "WITH due AS (SELECT game_id FROM games WHERE status <> 'finished' "
             " AND deadline IS NOT NULL AND deadline <= $1 "
             " AND (claim_until IS NULL OR claim_until < $1) "
-            " ORDER BY deadline, game_id LIMIT $4 FOR NO KEY UPDATE SKIP LOCKED) "
+            f" ORDER BY deadline, game_id LIMIT $4{self._dialect.lock_skip}) "
             "UPDATE games SET claim_owner = $2, claim_until = $3 FROM due "
             "WHERE games.game_id = due.game_id RETURNING games.game_id, games.deadline",
             now,
@@ -66,7 +62,7 @@ class ClaimQueries(PostgresReads):
         return sorted(((row[0], row[1]) for row in rows), key=lambda claim: (claim[1], claim[0]))
 
 
-class LeaseWrites(TransactionBlock):
+class LeaseWrites(TableWrites):
     """Leases taken and given up inside a transaction."""
 
     async def hold_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:

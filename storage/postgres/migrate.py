@@ -1,9 +1,6 @@
-"""The PostgreSQL schema migrations: the steps of storage/migrations, one to one.
+"""The PostgreSQL runner of the migrations (storage/migrations, the steps of both backends).
 
-Step n of either backend produces schema version n, with the same tables, columns, constraints
-and indexes in the types of its database; the steps are discovered the same way (mNNN_what.py
-modules with DESCRIPTION and APPLY, see storage.migrations.step_modules) and are only ever
-appended. The version is recorded in the one-row table schema_version (no such table: version
+The version is recorded in the one-row table schema_version (no such table: version
 0), in the transaction of the step that produced it, so that a crash leaves the database at
 the previous or the next version, never in between.
 
@@ -14,24 +11,15 @@ applies each step and the others find it done.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Final
 
 from storage.errors import DatabaseTooNew
-from storage.migrations import step_modules
+from storage.migrations import MIGRATIONS, Migration, run_step
 from storage.postgres.driver import DRIVER_ERRORS, Connection
-
-PostgresStepFunction = Callable[[Connection], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class PostgresMigration:
-    description: str
-    # Either an SQL script or a coroutine function for steps that must compute something.
-    apply: str | PostgresStepFunction
-
+from storage.sql.base import Row
+from storage.sql.dialect import POSTGRESQL
 
 # The key of the advisory lock the steps are applied under: above 2**62, so that it can never
 # be a Telegram chat id (below 2**53), the keys migrate_chat locks chats by.
@@ -49,18 +37,22 @@ _RECORD_VERSION: Final = (
 )
 
 
-def _discover() -> tuple[PostgresMigration, ...]:
-    steps: list[PostgresMigration] = []
-    for module in step_modules(__name__, __path__):
-        description, apply = module.DESCRIPTION, module.APPLY
-        if not isinstance(description, str) or not (isinstance(apply, str) or callable(apply)):
-            name = module.__name__.rpartition(".")[2]
-            raise RuntimeError(f"migration {name}: DESCRIPTION and APPLY expected")
-        steps.append(PostgresMigration(description, apply))
-    return tuple(steps)
+class _StepDb:
+    """A step's view of the connection (storage.migrations.StepDb)."""
 
+    dialect = POSTGRESQL
 
-MIGRATIONS: Sequence[PostgresMigration] = _discover()
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    async def script(self, script: str) -> None:
+        await self._conn.execute(script)  # no arguments: the simple protocol runs it whole
+
+    async def rows(self, sql: str, *args: object) -> list[Row]:
+        return await self._conn.fetch(sql, *args)
+
+    async def execute(self, sql: str, *args: object) -> None:
+        await self._conn.execute(sql, *args)
 
 
 async def schema_version(conn: Connection) -> int:
@@ -79,7 +71,7 @@ async def _recorded_version(conn: Connection) -> int:
     return 0 if row is None else int(row[0])
 
 
-async def migrate(conn: Connection, steps: Sequence[PostgresMigration] = MIGRATIONS) -> int:
+async def migrate(conn: Connection, steps: Sequence[Migration] = MIGRATIONS) -> int:
     """Bring the database up to `len(steps)`; returns the number of steps applied here.
 
     A database newer than the steps is refused with DatabaseTooNew before anything is written.
@@ -109,10 +101,7 @@ async def migrate(conn: Connection, steps: Sequence[PostgresMigration] = MIGRATI
             await transaction.start()
             try:
                 await conn.execute(_VERSION_TABLE)
-                if isinstance(step.apply, str):
-                    await conn.execute(step.apply)  # a script: the simple protocol runs it whole
-                else:
-                    await step.apply(conn)
+                await run_step(step, _StepDb(conn))
                 await conn.execute(_RECORD_VERSION, current + 1)
                 await transaction.commit()
             except BaseException:

@@ -1,14 +1,16 @@
 """The games, their archived logs and their seats: the game state with optimistic concurrency,
 the ids of the messages that show it, the deadlines the timers re-arm from.
 
-Concurrency (READ COMMITTED, several processes): save_game is one conditional UPDATE
-(`version = expected`): a concurrent save of the same game holds the row until it commits,
-then PostgreSQL re-checks the condition on the new row, which no longer matches, and the
-caller gets VersionConflict. set_messages and start_clock are single UPDATEs whose conditions
-are re-checked the same way (posted_seq grows with GREATEST, so it never goes back).
+Concurrency (PostgreSQL, READ COMMITTED, several processes): save_game is one conditional
+UPDATE (`version = expected`): a concurrent save of the same game holds the row until it
+commits, then PostgreSQL re-checks the condition on the new row, which no longer matches, and
+the caller gets VersionConflict. set_messages and start_clock are single UPDATEs whose
+conditions are re-checked the same way (posted_seq grows with GREATEST, so it never goes back).
 archive_log and set_seats read, then write what depends on what they read (the log's length,
 the seats already there): they first lock the game's row, so that two of them on one game run
-one after the other, the second reading what the first committed.
+one after the other, the second reading what the first committed. On SQLite the lock clause is
+empty (BEGIN IMMEDIATE holds the only write lock) and the same statement checks that the game
+exists.
 """
 
 from __future__ import annotations
@@ -17,22 +19,21 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final, cast
 
 from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
-from storage.jsontext import loads
+from storage.jsontext import dumps, loads
 from storage.models import GAME_STATUSES, UNSET, GameStatus, StoredGame, Unset
-from storage.postgres.base import PostgresReads, Record, dumps
-from storage.postgres.block import TransactionBlock
+from storage.sql.base import Row, TableReads, TableWrites
 
 _GAME_COLUMNS: Final = (
     "game_id, chat_id, thread_id, status, state, version, bank, deadline, table_message_id, "
     "hand_messages, creator_id, created_at, updated_at, posted_seq"
 )
-# FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders these writers after a
-# concurrent save_game and each other, but not inserts that merely refer to the game (ledger
-# rows, seats, log entries take a KEY SHARE lock for their foreign key).
-_LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1 FOR NO KEY UPDATE"
+# With the dialect's lock (FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders
+# these writers after a concurrent save_game and each other, but not inserts that merely refer
+# to the game: ledger rows, seats, log entries take a KEY SHARE lock for their foreign key).
+_LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1"
 
 
-def _game_from_row(row: Record, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
+def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
     return StoredGame(
         game_id=row[0],
         chat_id=row[1],
@@ -58,7 +59,7 @@ def _check_status(status: str) -> GameStatus:
     return cast(GameStatus, status)
 
 
-class GameReads(PostgresReads):
+class GameReads(TableReads):
     """Reads of games, shared by the storage object and its transactions."""
 
     async def load_game(
@@ -92,7 +93,7 @@ class GameReads(PostgresReads):
         return [loads(row[0]) for row in rows]
 
 
-class GameQueries(PostgresReads):
+class GameQueries(TableReads):
     """Reads of the storage object only: the games to look after at start-up and when idle."""
 
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
@@ -132,7 +133,7 @@ class GameQueries(PostgresReads):
         return [row[0] for row in rows]
 
 
-class GameWrites(TransactionBlock):
+class GameWrites(TableWrites):
     """Writes of games, their log and their seats, inside a transaction."""
 
     async def create_game(
@@ -146,9 +147,9 @@ class GameWrites(TransactionBlock):
         _check_status(status)
         now = self._clock()
         text = dumps(state)
-        # ON CONFLICT on the partial index rather than an error: the thread's open game (also
-        # one being created concurrently, once it commits) is reported without aborting the
-        # transaction, which goes on as in the SQLite backend.
+        # ON CONFLICT on the partial index rather than an error: the thread's open game (on
+        # PostgreSQL also one being created concurrently, once it commits) is reported without
+        # aborting the transaction, which goes on.
         row = await self._row(
             "INSERT INTO games (chat_id, thread_id, status, state, version, creator_id, "
             "created_at, updated_at) VALUES ($1, $2, $3, $4, 1, $5, $6, $6) "
@@ -191,9 +192,9 @@ class GameWrites(TransactionBlock):
     ) -> int:
         _check_status(status)
         # Reopening a finished game is refused by the condition when its thread has another
-        # open game, so that the transaction stays usable; only a game opened concurrently
-        # reaches the unique index (a ConcurrencyConflict: run again, it is then refused here).
-        # The claim is cleared: the deadline it was taken for is gone.
+        # open game, so that the transaction stays usable; on PostgreSQL only a game opened
+        # concurrently reaches the unique index (a ConcurrencyConflict: run again, it is then
+        # refused here). The claim is cleared: the deadline it was taken for is gone.
         rows = await self._rows(
             "UPDATE games AS g SET state = $1, status = $2, deadline = $3, "
             "version = g.version + 1, updated_at = $4, claim_owner = NULL, claim_until = NULL "
@@ -201,7 +202,7 @@ class GameWrites(TransactionBlock):
             " OR g.status <> 'finished' OR NOT EXISTS (SELECT 1 FROM games AS other"
             "  WHERE other.chat_id = g.chat_id AND other.thread_id = g.thread_id"
             "  AND other.status <> 'finished')) "
-            "RETURNING g.version",
+            "RETURNING version",
             dumps(state),
             status,
             deadline,
@@ -246,7 +247,7 @@ class GameWrites(TransactionBlock):
             assign("shown_version = {}", shown_version)
         if not isinstance(posted_seq, Unset):
             # Only ever grows: a late write of an older progress must not re-post results.
-            assign("posted_seq = GREATEST(posted_seq, {})", posted_seq)
+            assign(f"posted_seq = {self._dialect.greatest}(posted_seq, {{}})", posted_seq)
         if not assignments:
             return
         changed = await self._execute(
@@ -268,6 +269,10 @@ class GameWrites(TransactionBlock):
         )
         return changed == 1
 
+    async def _lock_game(self, game_id: int) -> bool:
+        """Lock the game's row (PostgreSQL); whether the game exists."""
+        return await self._row(_LOCK_GAME + self._dialect.lock, game_id) is not None
+
     async def archive_log(
         self, game_id: int, start: int, entries: Sequence[Mapping[str, Any]]
     ) -> None:
@@ -275,46 +280,34 @@ class GameWrites(TransactionBlock):
             return
         # Locked first, so that the length read below is the length once every other
         # archiver of the game has committed: each statement after it sees their writes.
-        if await self._row(_LOCK_GAME, game_id) is None:
+        if not await self._lock_game(game_id):
             if start != 0:
                 raise StorageError(f"game {game_id}: the log archive holds 0 entries, not {start}")
             raise GameNotFound(game_id)
-        # Checked and appended in one statement: a gap or an overlap inserts nothing.
         row = await self._row(
-            "WITH archived AS (SELECT count(*) AS entries, coalesce(max(seq) + 1, 0) AS next "
-            " FROM game_log WHERE game_id = $1), "
-            "appended AS (INSERT INTO game_log (game_id, seq, entry) "
-            " SELECT $1, $2 + added.n - 1, added.body "
-            " FROM archived, jsonb_array_elements_text($3::jsonb) WITH ORDINALITY "
-            " AS added (body, n) "
-            " WHERE archived.entries = $2 AND archived.next = $2) "
-            "SELECT entries, next FROM archived",
+            "SELECT count(*), coalesce(max(seq) + 1, 0) FROM game_log WHERE game_id = $1",
             game_id,
-            start,
-            # The entries' own text, as the SQLite backend stores it (a jsonb value would be
-            # stored normalized): a JSON array of strings.
-            dumps([dumps(entry) for entry in entries]),
         )
         assert row is not None
         if not row[0] == row[1] == start:
             raise StorageError(
                 f"game {game_id}: the log archive holds {row[0]} entries, not {start}"
             )
+        await self._executemany(
+            "INSERT INTO game_log (game_id, seq, entry) VALUES ($1, $2, $3)",
+            [(game_id, start + n, dumps(entry)) for n, entry in enumerate(entries)],
+        )
 
     async def set_seats(self, game_id: int, user_ids: Collection[int]) -> None:
         # Locked first: two concurrent calls would each delete only the seats they saw, and
         # both lists would end up mixed. After the lock, the seats read are the committed ones.
-        if await self._row(_LOCK_GAME, game_id) is None:
+        if not await self._lock_game(game_id):
             if user_ids:
                 raise GameNotFound(game_id)
             return
-        # The seats that stay are left alone; the others go, the new ones come.
-        await self._execute(
-            "WITH seated AS (SELECT jsonb_array_elements_text($2::jsonb)::bigint AS user_id), "
-            "gone AS (DELETE FROM seats WHERE game_id = $1 "
-            " AND user_id NOT IN (SELECT user_id FROM seated)) "
-            "INSERT INTO seats (game_id, user_id) SELECT $1, user_id FROM seated "
-            "ON CONFLICT DO NOTHING",
-            game_id,
-            dumps(sorted(set(user_ids))),
-        )
+        await self._execute("DELETE FROM seats WHERE game_id = $1", game_id)
+        if user_ids:
+            await self._executemany(
+                "INSERT INTO seats (game_id, user_id) VALUES ($1, $2)",
+                [(game_id, user_id) for user_id in sorted(set(user_ids))],
+            )

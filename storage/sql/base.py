@@ -1,0 +1,59 @@
+"""What every table module builds on: the reads (a storage object's or a transaction's) and the
+writes of a transaction, over the few primitives each backend provides.
+
+A backend provides `_rows` (the rows of one statement), and for its transactions `_execute`
+(the number of rows written) and `_executemany`; statements are written with `$1` placeholders
+and rewritten by the backend through its dialect (storage/sql/dialect.py). SQLite's
+transaction runs them synchronously on the event loop's thread (storage/sqlite/block.py): its
+coroutines never suspend, so awaiting one costs a call, not a trip through the event loop.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
+
+from storage.interface import Reads
+from storage.sql.dialect import Dialect
+
+# A result row, read by position (a tuple from sqlite3, a Record from asyncpg).
+Row = Sequence[Any]
+
+
+class TableReads(Reads):
+    """Single-statement reads, shared by the storage object and its transactions.
+
+    Each read is one statement, so it sees one consistent snapshot even without a transaction.
+    """
+
+    _dialect: ClassVar[Dialect]
+    _clock: Callable[[], float]
+    # The language of a chat that never saved its settings (the bot's DEFAULT_LANGUAGE).
+    _default_language: str = "ru"
+
+    @abstractmethod
+    async def _rows(self, sql: str, *args: object) -> list[Row]:
+        """All rows of one statement."""
+
+    async def _row(self, sql: str, *args: object) -> Row | None:
+        rows = await self._rows(sql, *args)
+        return rows[0] if rows else None
+
+
+class TableWrites(TableReads):
+    """A transaction's statements: what the write mixins of the table modules run on."""
+
+    @abstractmethod
+    async def _execute(self, sql: str, *args: object) -> int:
+        """Run a write; the number of rows it wrote."""
+
+    @abstractmethod
+    async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run a write once per row of parameters."""
+
+    def _wrote_chat(self, chat_id: int) -> None:
+        """The chat's settings row is being written (a backend that caches it forgets it)."""
+
+    def _wrote_user(self, user_id: int) -> None:
+        """The user's row is being written (a backend that caches it forgets it)."""
