@@ -4,12 +4,35 @@ this connection)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from typing import Final
 
 from storage.errors import StorageError, TransactionClosed
 from storage.postgres.driver import DRIVER_ERRORS, Connection, Record, affected, storage_error
 from storage.sql import TransactionTables
 from storage.sql.dialect import POSTGRESQL
+
+_PLACEHOLDER: Final = re.compile(r"\$(\d+)")
+
+
+def _shifted(offset: int) -> Callable[[re.Match[str]], str]:
+    return lambda match: f"${int(match[1]) + offset}"
+
+
+@cache
+def _combined(statements: tuple[tuple[str, int], ...]) -> str:
+    """Writes (each with its number of parameters) as one statement: all but the last as
+    data-modifying CTEs, their parameters numbered on after the previous ones'. They see the
+    same snapshot and run in no set order, which is what TableWrites._execute_all asks for."""
+    parts: list[str] = []
+    offset = 0
+    for sql, count in statements:
+        parts.append(_PLACEHOLDER.sub(_shifted(offset), POSTGRESQL.sql(sql)))
+        offset += count
+    ctes = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts[:-1]))
+    return f"WITH {ctes} {parts[-1]}"
 
 
 class PostgresTransaction(TransactionTables):
@@ -51,7 +74,7 @@ class PostgresTransaction(TransactionTables):
     async def _rows(self, sql: str, *args: object) -> list[Record]:
         conn = self._live()
         try:
-            return await conn.fetch(sql, *args)
+            return await conn.fetch(POSTGRESQL.sql(sql), *args)
         except DRIVER_ERRORS as error:
             raise self._failure(error) from error
 
@@ -59,13 +82,22 @@ class PostgresTransaction(TransactionTables):
         """Run a write; the number of rows it wrote."""
         conn = self._live()
         try:
-            return affected(await conn.execute(sql, *args))
+            return affected(await conn.execute(POSTGRESQL.sql(sql), *args))
         except DRIVER_ERRORS as error:
             raise self._failure(error) from error
+
+    async def _execute_all(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
+        if len(statements) == 1:
+            await self._execute(statements[0][0], *statements[0][1])
+            return
+        args = [arg for _, values in statements for arg in values]
+        await self._execute(
+            _combined(tuple((sql, len(values)) for sql, values in statements)), *args
+        )
 
     async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         conn = self._live()
         try:
-            await conn.executemany(sql, rows)
+            await conn.executemany(POSTGRESQL.sql(sql), rows)
         except DRIVER_ERRORS as error:
             raise self._failure(error) from error

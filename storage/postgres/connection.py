@@ -142,7 +142,7 @@ class PostgresStorage(StorageTables):
         self._check_not_owner()
         pool = self._live_pool()
         try:
-            return await pool.fetch(sql, *args)
+            return await pool.fetch(POSTGRESQL.sql(sql), *args)
         except DRIVER_ERRORS as error:
             raise storage_error(error) from error
 

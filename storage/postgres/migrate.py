@@ -49,10 +49,10 @@ class _StepDb:
         await self._conn.execute(script)  # no arguments: the simple protocol runs it whole
 
     async def rows(self, sql: str, *args: object) -> list[Row]:
-        return await self._conn.fetch(sql, *args)
+        return await self._conn.fetch(POSTGRESQL.sql(sql), *args)
 
     async def execute(self, sql: str, *args: object) -> None:
-        await self._conn.execute(sql, *args)
+        await self._conn.execute(POSTGRESQL.sql(sql), *args)
 
 
 async def schema_version(conn: Connection) -> int:

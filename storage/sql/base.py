@@ -52,6 +52,13 @@ class TableWrites(TableReads):
     async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         """Run a write once per row of parameters."""
 
+    async def _execute_all(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
+        """Run writes that depend on nothing the others write, each on different rows: one
+        after the other here; PostgreSQL's block sends them as one statement (data-modifying
+        CTEs), one round trip instead of several."""
+        for sql, args in statements:
+            await self._execute(sql, *args)
+
     def _wrote_chat(self, chat_id: int) -> None:
         """The chat's settings row is being written (a backend that caches it forgets it)."""
 

@@ -19,7 +19,7 @@ from typing import Final
 from storage.errors import GameExists
 from storage.jsontext import dumps
 from storage.sql.base import Row, TableWrites
-from storage.sql.stats import merge_stats
+from storage.sql.stats import MERGE_STATS
 
 # Statements that write rows of the new id from rows of the old one: $1 the old id, $2 the new.
 _MOVE_PLAYERS: Final = (
@@ -33,7 +33,7 @@ _MOVE_STATS: Final = (
     "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
     "golden_points, busts, net, biggest_win) SELECT CAST($2 AS BIGINT), user_id, rounds, wins, "
     "losses, pushes, twentyones, golden_points, busts, net, biggest_win FROM stats "
-    "WHERE chat_id = $1 ON CONFLICT (chat_id, user_id) DO UPDATE SET "
+    "WHERE chat_id = $1 ON CONFLICT (chat_id, user_id) DO UPDATE SET " + MERGE_STATS
 )
 # No timestamp tells when settings were saved, but a row of the new id can only have been
 # saved after the upgrade: it wins whole.
@@ -55,13 +55,12 @@ class ChatMigration(TableWrites):
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:
         if old_chat_id == new_chat_id:
             raise ValueError(f"chat {old_chat_id} cannot be migrated to itself")
-        dialect = self._dialect
-        if dialect.concurrent:
+        if self._dialect.concurrent:
             for chat_id in sorted((old_chat_id, new_chat_id)):
                 await self._rows("SELECT pg_advisory_xact_lock($1)", chat_id)
             await self._rows(
-                "SELECT 1 FROM players WHERE chat_id IN ($1, $2) ORDER BY chat_id, user_id"
-                + dialect.lock_update,
+                "SELECT 1 FROM players WHERE chat_id IN ($1, $2) "
+                "ORDER BY chat_id, user_id{lock_update}",
                 old_chat_id,
                 new_chat_id,
             )
@@ -89,12 +88,11 @@ class ChatMigration(TableWrites):
             new_chat_id,
         )
         if both:
-            users = dialect.ids("$3")
             ledger = await self._rows(
                 "SELECT entry_id, chat_id, source_kind, source_id, target_kind, target_id, "
                 "amount, source_after, target_after FROM ledger WHERE chat_id IN ($1, $2) "
-                f"AND ((source_kind = 'player' AND source_id IN ({users})) "
-                f"OR (target_kind = 'player' AND target_id IN ({users}))) "
+                "AND ((source_kind = 'player' AND source_id IN ({ids $3})) "
+                "OR (target_kind = 'player' AND target_id IN ({ids $3}))) "
                 "ORDER BY entry_id",
                 old_chat_id,
                 new_chat_id,
@@ -108,8 +106,8 @@ class ChatMigration(TableWrites):
                     changed,
                 )
         # Players first (stats and stat events refer to them), the old rows last.
-        await self._execute(_MOVE_PLAYERS.format(least=dialect.least), old_chat_id, new_chat_id)
-        await self._execute(_MOVE_STATS + merge_stats(dialect), old_chat_id, new_chat_id)
+        await self._execute(_MOVE_PLAYERS, old_chat_id, new_chat_id)
+        await self._execute(_MOVE_STATS, old_chat_id, new_chat_id)
         await self._execute("DELETE FROM stats WHERE chat_id = $1", old_chat_id)
         await self._execute(
             "UPDATE stat_events SET chat_id = $1 WHERE chat_id = $2", new_chat_id, old_chat_id

@@ -34,7 +34,7 @@ class LeaseReads(TableReads):
         rows = await self._rows(
             "SELECT name, owner, expires_at, renewed_at, note FROM leases "
             "WHERE substr(name, 1, $1) = $2 AND expires_at >= $3 "
-            f"ORDER BY name{self._dialect.by_code_point}",
+            "ORDER BY name{by_code_point}",
             len(prefix),
             prefix,
             self._clock(),
@@ -50,7 +50,7 @@ class LeaseReads(TableReads):
             "WITH due AS (SELECT game_id FROM games WHERE status <> 'finished' "
             " AND deadline IS NOT NULL AND deadline <= $1 "
             " AND (claim_until IS NULL OR claim_until < $1) "
-            f" ORDER BY deadline, game_id LIMIT $4{self._dialect.lock_skip}) "
+            " ORDER BY deadline, game_id LIMIT $4{lock_skip}) "
             "UPDATE games SET claim_owner = $2, claim_until = $3 FROM due "
             "WHERE games.game_id = due.game_id RETURNING games.game_id, games.deadline",
             now,

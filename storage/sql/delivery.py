@@ -60,8 +60,7 @@ class DeliveryWrites(TableWrites):
     async def forget_shown(self, chat_id: int, message_ids: Collection[int]) -> None:
         if message_ids:
             await self._execute(
-                "DELETE FROM shown_messages WHERE chat_id = $1 AND message_id IN "
-                f"({self._dialect.ids('$2')})",
+                "DELETE FROM shown_messages WHERE chat_id = $1 AND message_id IN ({ids $2})",
                 chat_id,
                 dumps(sorted(set(message_ids))),
             )

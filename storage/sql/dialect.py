@@ -1,68 +1,59 @@
 """What the SQL of the two backends differs in, and nothing else.
 
-Every statement of the table modules (storage/sql/*.py) and of the migrations is written once,
-with PostgreSQL's `$1` placeholders. SQLite reads `$1` as a *named* parameter, so for it each
-statement is rewritten once to `?1` (numbered: a number may come twice, or out of order) and the
-result kept (`Dialect.sql`, a dict lookup after the first time). The remaining differences are
-fragments the statements take from the dialect: the row lock clauses (SQLite has one writer,
-so it locks nothing), GREATEST/LEAST (SQLite's max/min of two values), a JSON array of ids
-unpacked, a number read from a JSON text, text ordered by code point, and the column types of
-the migrations.
+Every statement of the table modules (storage/sql/*.py) is written once, with PostgreSQL's `$1`
+placeholders and, where the backends differ, a fragment in braces:
+
+- `{lock}`: the lock an UPDATE of the row takes (FOR NO KEY UPDATE), for a SELECT that comes
+  before one; `{lock_update}`: the stronger FOR UPDATE; `{lock_skip}`: FOR NO KEY UPDATE SKIP
+  LOCKED. On SQLite all three are empty: BEGIN IMMEDIATE holds the only write lock.
+- `{greatest}`, `{least}`: GREATEST/LEAST, SQLite's max/min of two values.
+- `{by_code_point}`: ORDER BY text as SQLite orders it, whatever the database's collation.
+- `{banker}`: the banker's user id read from a game's JSON state.
+- `{ids $2}`: the integers of a JSON array parameter, as a subquery. Lists go to the server as
+  one JSON text, not as arrays, whose type asyncpg would have to introspect once per new
+  connection (about 10 ms).
+
+`Dialect.sql` fills in the fragments and, for SQLite, rewrites `$1` to `?1` (SQLite reads `$1`
+as a *named* parameter; `?1` is numbered, so a number may come twice or out of order), once
+per statement: afterwards it is a dict lookup of the statement's text, a constant whose hash
+Python keeps. The column types of the migrations are here too (storage/migrations/typed.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
 _PLACEHOLDER: Final = re.compile(r"\$(\d+)")
+_FRAGMENT: Final = re.compile(r"\{(\w+)(?: (\$\d+))?\}")
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # compared and hashed by identity
 class Dialect:
     name: Literal["sqlite", "postgresql"]
     # Several processes write the database: the table modules lock the rows they read before
-    # they write what depends on them (PostgreSQL), or nothing needs locking (SQLite's BEGIN
-    # IMMEDIATE holds the only write lock).
+    # they write what depends on them (PostgreSQL), or nothing needs locking (SQLite).
     concurrent: bool
-    # The lock an UPDATE of the row takes, for a SELECT that precedes one; "" when concurrent
-    # is False.
-    lock: str
-    # The stronger lock, which also keeps the row's key from changing or the row from going.
-    lock_update: str
-    # Rows another transaction holds are skipped rather than waited for.
-    lock_skip: str
-    greatest: str
-    least: str
-    # ORDER BY text as SQLite orders it (by code point), whatever the database's collation.
-    by_code_point: str
+    fragments: Mapping[str, str]
     # Column types of the migrations (formatted into their scripts, see storage/migrations).
-    types: dict[str, str] = field(hash=False, compare=False)
-    _rewritten: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    types: Mapping[str, str]
+    _rewritten: dict[str, str] = field(default_factory=dict)
 
     def sql(self, statement: str) -> str:
-        """The statement in this dialect's placeholders (computed once per statement text)."""
+        """The statement in this dialect (computed once per statement text)."""
         try:
             return self._rewritten[statement]
         except KeyError:
-            text = statement if self.name == "postgresql" else _PLACEHOLDER.sub(r"?\1", statement)
+            text = _FRAGMENT.sub(self._fragment, statement)
+            if self.name == "sqlite":
+                text = _PLACEHOLDER.sub(r"?\1", text)
             self._rewritten[statement] = text
             return text
 
-    def ids(self, param: str) -> str:
-        """A subquery of the integers of a JSON array parameter (e.g. `$2`): lists go to the
-        server as one JSON text, not as arrays, whose type asyncpg would have to introspect once
-        per new connection (about 10 ms)."""
-        if self.name == "postgresql":
-            return f"SELECT jsonb_array_elements_text({param}::jsonb)::bigint"
-        return f"SELECT value FROM json_each({param})"
-
-    def json_int(self, column: str, first: str, second: str) -> str:
-        """The integer at column's JSON text [first][second]."""
-        if self.name == "postgresql":
-            return f"({column}::jsonb -> '{first}' ->> '{second}')::bigint"
-        return f"json_extract({column}, '$.{first}.{second}')"
+    def _fragment(self, match: re.Match[str]) -> str:
+        return self.fragments[match[1]].format(param=match[2])
 
 
 def placeholders(start: int, count: int) -> str:
@@ -73,12 +64,16 @@ def placeholders(start: int, count: int) -> str:
 SQLITE: Final = Dialect(
     name="sqlite",
     concurrent=False,
-    lock="",
-    lock_update="",
-    lock_skip="",
-    greatest="max",
-    least="min",
-    by_code_point="",
+    fragments={
+        "lock": "",
+        "lock_update": "",
+        "lock_skip": "",
+        "greatest": "max",
+        "least": "min",
+        "by_code_point": "",
+        "banker": "json_extract(state, '$.engine.banker')",
+        "ids": "SELECT value FROM json_each({param})",
+    },
     types={
         "bigint": "INTEGER",
         "real": "REAL",
@@ -93,12 +88,16 @@ SQLITE: Final = Dialect(
 POSTGRESQL: Final = Dialect(
     name="postgresql",
     concurrent=True,
-    lock=" FOR NO KEY UPDATE",
-    lock_update=" FOR UPDATE",
-    lock_skip=" FOR NO KEY UPDATE SKIP LOCKED",
-    greatest="GREATEST",
-    least="LEAST",
-    by_code_point=' COLLATE "C"',
+    fragments={
+        "lock": " FOR NO KEY UPDATE",
+        "lock_update": " FOR UPDATE",
+        "lock_skip": " FOR NO KEY UPDATE SKIP LOCKED",
+        "greatest": "GREATEST",
+        "least": "LEAST",
+        "by_code_point": ' COLLATE "C"',
+        "banker": "(state::jsonb -> 'engine' ->> 'banker')::bigint",
+        "ids": "SELECT jsonb_array_elements_text({param}::jsonb)::bigint",
+    },
     types={
         "bigint": "BIGINT",
         "real": "DOUBLE PRECISION",

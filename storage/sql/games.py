@@ -27,10 +27,10 @@ _GAME_COLUMNS: Final = (
     "game_id, chat_id, thread_id, status, state, version, bank, deadline, table_message_id, "
     "hand_messages, creator_id, created_at, updated_at, posted_seq"
 )
-# With the dialect's lock (FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders
+# The dialect's lock (FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders
 # these writers after a concurrent save_game and each other, but not inserts that merely refer
 # to the game: ledger rows, seats, log entries take a KEY SHARE lock for their foreign key).
-_LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1"
+_LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1{lock}"
 
 
 def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
@@ -247,7 +247,7 @@ class GameWrites(TableWrites):
             assign("shown_version = {}", shown_version)
         if not isinstance(posted_seq, Unset):
             # Only ever grows: a late write of an older progress must not re-post results.
-            assign(f"posted_seq = {self._dialect.greatest}(posted_seq, {{}})", posted_seq)
+            assign("posted_seq = {{greatest}}(posted_seq, {})", posted_seq)
         if not assignments:
             return
         changed = await self._execute(
@@ -271,7 +271,7 @@ class GameWrites(TableWrites):
 
     async def _lock_game(self, game_id: int) -> bool:
         """Lock the game's row (PostgreSQL); whether the game exists."""
-        return await self._row(_LOCK_GAME + self._dialect.lock, game_id) is not None
+        return await self._row(_LOCK_GAME, game_id) is not None
 
     async def archive_log(
         self, game_id: int, start: int, entries: Sequence[Mapping[str, Any]]

@@ -16,6 +16,7 @@ concurrent creator of the same player and then yields to it (one grant, not two)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Final
 
 from storage.errors import ConcurrencyConflict, GameNotFound, InsufficientFunds, UnknownAccount
@@ -24,17 +25,63 @@ from storage.sql.base import TableReads, TableWrites
 from storage.sql.dialect import placeholders
 
 _FIND_PLAYER: Final = "SELECT name, balance FROM players WHERE chat_id = $1 AND user_id = $2"
+_LOCK_PLAYER: Final = _FIND_PLAYER + "{lock}"
 _INSERT_LEDGER: Final = (
     "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
     "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 )
 _UPDATE_BALANCE: Final = "UPDATE players SET balance = $1 WHERE chat_id = $2 AND user_id = $3"
-_UPDATE_BANK: Final = "UPDATE games SET bank = $1 WHERE game_id = $2"
 _LAST_REFILL: Final = (
     "SELECT max(created_at) FROM ledger WHERE chat_id = $1 AND source_kind = 'issue' "
     "AND target_id = $2"
 )
+
+
+@cache
+def _lock_players(count: int) -> str:
+    """The balances of chat $1's players $2, $3, …, locked in user id order."""
+    return (
+        "SELECT user_id, balance FROM players WHERE chat_id = $1 "
+        f"AND user_id IN ({placeholders(2, count)}) ORDER BY user_id{{lock}}"
+    )
+
+
+@cache
+def _lock_games(count: int) -> str:
+    """Games $1, $2, … (their chat and bank), locked in game id order after the players."""
+    return (
+        "SELECT game_id, chat_id, bank FROM games "
+        f"WHERE game_id IN ({placeholders(1, count)}) ORDER BY game_id{{lock}}"
+    )
+
+
+@cache
+def _insert_ledger(count: int) -> str:
+    """count ledger rows in one INSERT, twelve parameters each (_INSERT_LEDGER's)."""
+    values = ", ".join(f"({placeholders(1 + 12 * n, 12)})" for n in range(count))
+    return _INSERT_LEDGER.partition(" VALUES ")[0] + " VALUES " + values
+
+
+@cache
+def _set_balances(count: int) -> str:
+    """The balances of chat $1's players: (user id, balance) pairs from $2 on."""
+    pairs = [(f"${2 + 2 * n}", f"${3 + 2 * n}") for n in range(count)]
+    cases = " ".join(f"WHEN {key} THEN CAST({value} AS BIGINT)" for key, value in pairs)
+    keys = ", ".join(key for key, _ in pairs)
+    return (
+        f"UPDATE players SET balance = CASE user_id {cases} END "
+        f"WHERE chat_id = $1 AND user_id IN ({keys})"
+    )
+
+
+@cache
+def _set_banks(count: int) -> str:
+    """The banks of games: (game id, bank) pairs from $1 on."""
+    pairs = [(f"${1 + 2 * n}", f"${2 + 2 * n}") for n in range(count)]
+    cases = " ".join(f"WHEN {key} THEN CAST({value} AS BIGINT)" for key, value in pairs)
+    keys = ", ".join(key for key, _ in pairs)
+    return f"UPDATE games SET bank = CASE game_id {cases} END WHERE game_id IN ({keys})"
 
 
 class LedgerReads(TableReads):
@@ -153,7 +200,7 @@ class LedgerWrites(TableWrites):
         # The player's row is locked before the last refill is read: a concurrent refill of
         # the same player has committed by then, and the read below (a statement of its own,
         # hence a fresh snapshot) sees its ledger row.
-        row = await self._row(_FIND_PLAYER + self._dialect.lock, chat_id, user_id)
+        row = await self._row(_LOCK_PLAYER, chat_id, user_id)
         if row is None:
             raise UnknownAccount(chat_id, Account.player(user_id))
         balance = int(row[1])
@@ -223,14 +270,20 @@ class LedgerWrites(TableWrites):
             )
         if game_id is not None and not game_found:
             raise GameNotFound(game_id)
-        player_rows = [(b, chat_id, a.id) for a, b in balances.items() if a.kind == "player"]
-        bank_rows = [(b, a.id) for a, b in balances.items() if a.kind == "bank"]
-        # In order: the entry ids follow the transfers.
-        await self._executemany(_INSERT_LEDGER, ledger_rows)
-        if player_rows:
-            await self._executemany(_UPDATE_BALANCE, player_rows)
-        if bank_rows:
-            await self._executemany(_UPDATE_BANK, bank_rows)
+        players = [(a.id, b) for a, b in balances.items() if a.kind == "player"]
+        banks_after = [(a.id, b) for a, b in balances.items() if a.kind == "bank"]
+        # The ledger rows in one INSERT, in order (the entry ids follow the transfers), and the
+        # new balances in one UPDATE per table.
+        writes: list[tuple[str, Sequence[object]]] = [
+            (_insert_ledger(len(ledger_rows)), [v for row in ledger_rows for v in row])
+        ]
+        if players:
+            writes.append(
+                (_set_balances(len(players)), [chat_id, *(v for row in players for v in row)])
+            )
+        if banks_after:
+            writes.append((_set_banks(len(banks_after)), [v for row in banks_after for v in row]))
+        await self._execute_all(writes)
 
     async def _lock_accounts(
         self, chat_id: int, game_id: int | None, users: set[int], banks: set[int]
@@ -239,12 +292,10 @@ class LedgerWrites(TableWrites):
         first, then games, each in id order (on PostgreSQL); and whether the game the ledger
         rows name (their one foreign key), if any, exists."""
         balances: dict[Account, int] = {}
-        lock = self._dialect.lock
         if users:
             ordered = sorted(users)
             rows = await self._rows(
-                "SELECT user_id, balance FROM players WHERE chat_id = $1 AND user_id IN "
-                f"({placeholders(2, len(ordered))}) ORDER BY user_id{lock}",
+                _lock_players(len(ordered)),
                 chat_id,
                 *ordered,
             )
@@ -254,8 +305,7 @@ class LedgerWrites(TableWrites):
         found: set[int] = set()
         if games:
             rows = await self._rows(
-                "SELECT game_id, chat_id, bank FROM games WHERE game_id IN "
-                f"({placeholders(1, len(games))}) ORDER BY game_id{lock}",
+                _lock_games(len(games)),
                 *games,
             )
             for row in rows:

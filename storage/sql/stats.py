@@ -7,35 +7,37 @@ Concurrency (PostgreSQL): add_stats adds relatively (INSERT … ON CONFLICT DO U
 
 from __future__ import annotations
 
-from functools import cache
+from typing import Final
 
 from storage.models import LeaderboardRow, PlayerStats, StatsDelta
 from storage.sql.base import TableReads, TableWrites
-from storage.sql.dialect import Dialect
 
+# The banks of chat $1's unfinished games by their banker (read from the engine's state). Sums
+# of BIGINT are NUMERIC in PostgreSQL: cast back, so that they come out as ints.
+_HELD_BANKS: Final = (
+    "SELECT {banker} AS user_id, CAST(sum(bank) AS BIGINT) AS bank FROM games "
+    "WHERE chat_id = $1 AND status <> 'finished' AND bank > 0 GROUP BY 1"
+)
+# How statistics are merged into a row: every field added, biggest_win the maximum.
+MERGE_STATS: Final = (
+    "rounds = stats.rounds + EXCLUDED.rounds, wins = stats.wins + EXCLUDED.wins, "
+    "losses = stats.losses + EXCLUDED.losses, pushes = stats.pushes + EXCLUDED.pushes, "
+    "twentyones = stats.twentyones + EXCLUDED.twentyones, "
+    "golden_points = stats.golden_points + EXCLUDED.golden_points, "
+    "busts = stats.busts + EXCLUDED.busts, net = stats.net + EXCLUDED.net, "
+    "biggest_win = {greatest}(stats.biggest_win, EXCLUDED.biggest_win)"
+)
+_UPSERT_STATS: Final = (
+    "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
+    "golden_points, busts, net, biggest_win) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+    "ON CONFLICT (chat_id, user_id) DO UPDATE SET " + MERGE_STATS
+)
 
-@cache
-def held_banks(dialect: Dialect) -> str:
-    """The banks of chat $1's unfinished games by their banker (read from the engine's state).
-    Sums of BIGINT are NUMERIC in PostgreSQL: cast back, so that they come out as ints."""
-    return (
-        f"SELECT {dialect.json_int('state', 'engine', 'banker')} AS user_id, "
-        "CAST(sum(bank) AS BIGINT) AS bank FROM games "
-        "WHERE chat_id = $1 AND status <> 'finished' AND bank > 0 GROUP BY 1"
-    )
-
-
-@cache
-def merge_stats(dialect: Dialect) -> str:
-    """How statistics are merged into a row: every field added, biggest_win the maximum."""
-    return (
-        "rounds = stats.rounds + EXCLUDED.rounds, wins = stats.wins + EXCLUDED.wins, "
-        "losses = stats.losses + EXCLUDED.losses, pushes = stats.pushes + EXCLUDED.pushes, "
-        "twentyones = stats.twentyones + EXCLUDED.twentyones, "
-        "golden_points = stats.golden_points + EXCLUDED.golden_points, "
-        "busts = stats.busts + EXCLUDED.busts, net = stats.net + EXCLUDED.net, "
-        f"biggest_win = {dialect.greatest}(stats.biggest_win, EXCLUDED.biggest_win)"
-    )
+_INSERT_STAT_EVENT: Final = (
+    "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
+    "VALUES ($1, $2, $3, $4, $5, $6)"
+)
 
 
 class StatsQueries(TableReads):
@@ -51,7 +53,7 @@ class StatsQueries(TableReads):
                 "coalesce(s.net, 0), coalesce(s.rounds, 0), coalesce(s.wins, 0), "
                 "coalesce(h.bank, 0) "
                 "FROM players AS p LEFT JOIN stats AS s USING (chat_id, user_id) "
-                f"LEFT JOIN ({held_banks(self._dialect)}) AS h ON h.user_id = p.user_id "
+                f"LEFT JOIN ({_HELD_BANKS}) AS h ON h.user_id = p.user_id "
                 "WHERE p.chat_id = $1 ORDER BY chips DESC, p.user_id LIMIT $2",
                 chat_id,
                 limit,
@@ -73,7 +75,7 @@ class StatsQueries(TableReads):
 
     async def held_bank(self, chat_id: int, user_id: int) -> int:
         row = await self._row(
-            f"SELECT CAST(coalesce(sum(bank), 0) AS BIGINT) FROM ({held_banks(self._dialect)}) "
+            f"SELECT CAST(coalesce(sum(bank), 0) AS BIGINT) FROM ({_HELD_BANKS}) "
             "AS h WHERE user_id = $2",
             chat_id,
             user_id,
@@ -99,15 +101,13 @@ class StatsWrites(TableWrites):
     """Statistics added inside a transaction."""
 
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
-        await self._execute(
-            "INSERT INTO stats (chat_id, user_id, rounds, wins, losses, pushes, twentyones, "
-            "golden_points, busts, net, biggest_win) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-            f"ON CONFLICT (chat_id, user_id) DO UPDATE SET {merge_stats(self._dialect)}",
-            *(chat_id, user_id, *delta.counts()),
-        )
-        await self._execute(
-            "INSERT INTO stat_events (chat_id, user_id, created_at, rounds, wins, net) "
-            "VALUES ($1, $2, $3, $4, $5, $6)",
-            *(chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+        # Both rows have the same foreign key to the player: they stand or fall together.
+        await self._execute_all(
+            [
+                (_UPSERT_STATS, (chat_id, user_id, *delta.counts())),
+                (
+                    _INSERT_STAT_EVENT,
+                    (chat_id, user_id, self._clock(), delta.rounds, delta.wins, delta.net),
+                ),
+            ]
         )
