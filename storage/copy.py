@@ -13,6 +13,10 @@ copy back, so that a failed copy leaves the target as empty as it was.
 
 Only an empty target is accepted (no row in any of the tables copied): merging two databases is
 a different job, and refusing keeps a repeated command from doubling every balance.
+
+One module of more than 500 lines: the copy is one procedure read top to bottom (the source,
+the conversion of each value, the target, the verification, the command line), and none of
+its parts serves anything else.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from storage import (
     PostgresStorage,
     SqliteStorage,
     StatsDelta,
+    Storage,
     Transfer,
     UnknownBackend,
     UnopenableDatabase,
@@ -23,6 +24,7 @@ from storage import (
 )
 from storage.postgres import POOL_MAX
 from tests.storage.conftest import snapshot
+from tests.storage.raw import fetch
 
 
 def user_version(path: Path) -> int:
@@ -357,3 +359,46 @@ def test_released_steps_render_as_released(backend: str) -> None:
     assert all(isinstance(script, str) for script in rendered)
     digests = [hashlib.sha256(str(script).encode()).hexdigest()[:16] for script in rendered]
     assert digests == released
+
+
+async def test_a_computed_step_runs_once_on_either_backend(database_url: str) -> None:
+    # A step that must compute (read rows, write others back) is a coroutine of a StepDb, with
+    # `$1` statements as the table modules write them: one file for both backends.
+    from storage import Migration
+    from storage.migrations import StepDb
+
+    runs: list[str] = []
+
+    async def step(db: StepDb) -> None:
+        runs.append(db.dialect.name)
+        await db.script(
+            f"CREATE TABLE seat_counts (game_id {db.dialect.types['bigint']}, n INTEGER)"
+        )
+        for game_id, users in await db.rows(
+            "SELECT game_id, count(*) FROM seats GROUP BY game_id ORDER BY game_id"
+        ):
+            await db.execute("INSERT INTO seat_counts VALUES ($1, $2)", game_id, users)
+
+    def opened(migrations: tuple[Migration, ...]) -> Storage:
+        if database_url.startswith("sqlite:"):
+            return SqliteStorage(database_url.removeprefix("sqlite:///"), migrations=migrations)
+        return PostgresStorage(database_url, migrations=migrations)
+
+    storage = opened(tuple(MIGRATIONS))
+    await storage.start()
+    try:
+        async with storage.transaction() as tx:
+            game = await tx.create_game(1, 0, 7, {})
+            await tx.set_seats(game.game_id, [7, 8])
+    finally:
+        await storage.stop()
+    for _ in range(2):
+        storage = opened((*MIGRATIONS, Migration("seat counts", step)))
+        await storage.start()
+        await storage.stop()
+    assert runs == [backend_of_url(database_url)]
+    assert fetch(database_url, "SELECT game_id, n FROM seat_counts") == [(game.game_id, 2)]
+
+
+def backend_of_url(url: str) -> str:
+    return "sqlite" if url.startswith("sqlite:") else "postgresql"
