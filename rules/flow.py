@@ -1,10 +1,11 @@
 """The steps the engine takes by itself: the bookkeeping of an action, the banker's comings and
 goings, and the round from the deal to the showdown and the end of the session.
 
-One class on purpose, and near the size limit: these steps call one another in a cycle (opening
-a round deals, dealing advances the turn, the last turn settles the round, the end of a round
-passes the bank and opens the next one), so they cannot be split into layers that import each
-other one way. The actions (rules.seating, rules.play) call into them.
+One class on purpose: these steps call one another in a cycle (opening a round deals, dealing
+advances the turn, the last turn settles the round, the end of a round passes the bank and opens
+the next one), so they cannot be split into layers that import each other one way. What they
+only read (who banks next, whether the banker must play, the round's result) is asked of
+rules.state. The actions (rules.seating, rules.play) call into them.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ from rules.events import (
     NaturalsSettled,
     Party,
     PlayerLeft,
-    PlayerResult,
-    RoundSettled,
     RoundStarted,
     SatOut,
     SessionEnded,
@@ -39,9 +38,9 @@ from rules.events import (
     TwentyOne,
 )
 from rules.fairness import commitment, new_salt
-from rules.scoring import HandValue, is_natural
+from rules.scoring import is_natural
 from rules.state import GameState
-from rules.table import Hand, HandStatus, Phase, Seat
+from rules.table import Hand, HandStatus, Phase
 from rules.variants import BankMode, BankPassing, StakeTiming, TurnOrder
 
 # Each deck in canonical order, built once (cards are frozen values; every round shuffles a copy).
@@ -100,24 +99,6 @@ class RoundFlow(GameState):
             self._move(BANK, self.banker, returned, "bank_returned")
         return returned
 
-    def _can_bank(self, seat: Seat) -> bool:
-        return seat.balance >= 1 and not seat.leaving
-
-    def _next_banker(self, after: int) -> int | None:
-        """The first seat to the left of ``after`` who can bank (and, where everyone deals once,
-        has not dealt yet)."""
-        players = self.players
-        start = players.index(after) if after in players else -1
-        for offset in range(1, len(players) + 1):
-            seat = self.seats[(start + offset) % len(players)]
-            if seat.player == after:
-                continue
-            if self.variant.end_when_all_dealt and seat.has_dealt:
-                continue
-            if self._can_bank(seat):
-                return seat.player
-        return None
-
     def _pass_bank(self, reason: str, *, declined: bool = False) -> None:
         old = self.banker
         assert old is not None
@@ -158,12 +139,7 @@ class RoundFlow(GameState):
     def _open_round(self) -> None:
         """Between rounds: make sure there is a banker with a bank, then deal."""
         assert self.banker is not None
-        opponents = [
-            s
-            for s in self.seats
-            if s.player != self.banker and not s.leaving and self._affordable(s.balance) >= 1
-        ]
-        if not opponents:
+        if not self._has_opponents():
             self._end_session("no_players")
             return
         if self.bank > 0:
@@ -205,13 +181,11 @@ class RoundFlow(GameState):
             self._first_deal()
         self._advance()
 
-    def _in_round(self, player: int) -> bool:
-        return self.hands[player].status is not HandStatus.OUT
-
     def _first_deal(self) -> None:
         assert self.banker is not None
         self.dealt = True
-        receivers = [p for p in self.order if self._in_round(p)] + [self.banker]
+        receivers = [p for p in self.order if self.hands[p].status is not HandStatus.OUT]
+        receivers.append(self.banker)
         for index in range(self.variant.first_deal):
             for p in receivers:
                 up = p == self.banker and self.variant.banker_card_up and index == 0
@@ -290,11 +264,13 @@ class RoundFlow(GameState):
                 self._emit(TwentyOne(player, value.golden, paid, hand.codes, hand.stake))
                 self._discard(hand)
             else:
-                hand.status = HandStatus.STOOD
-                self._emit(Stood(player, "twenty_one"))
+                self._stand(hand, "twenty_one")
         elif len(hand.cards) >= self.variant.max_cards:
-            hand.status = HandStatus.STOOD
-            self._emit(Stood(player, "max_cards"))
+            self._stand(hand, "max_cards")
+
+    def _stand(self, hand: Hand, reason: str) -> None:
+        hand.status = HandStatus.STOOD
+        self._emit(Stood(hand.player, reason))
 
     def _settle_loss(self, hand: Hand, *, fine: bool) -> None:
         penalty = self.fine_for(hand.stake) if fine else 0
@@ -343,8 +319,7 @@ class RoundFlow(GameState):
             hand.status = HandStatus.OUT
             self._emit(SatOut(player, reason))
         else:
-            hand.status = HandStatus.STOOD
-            self._emit(Stood(player, reason))
+            self._stand(hand, reason)
 
     def _offer_stake(self, p: int, hand: Hand) -> bool:
         """A waiting hand gets the turn to stake (True), or sits the round out when it cannot
@@ -359,19 +334,13 @@ class RoundFlow(GameState):
     def _advance(self) -> None:
         """Move the turn to whoever acts next, performing the non-player steps on the way."""
         assert self.banker is not None
-        timing = self.variant.stake_timing
-        if timing is StakeTiming.PER_TURN:
+        if self.variant.stake_timing is StakeTiming.PER_TURN:
             for p in self.order:
                 hand = self.hands[p]
                 if hand.status is HandStatus.WAITING:
                     if self._offer_stake(p, hand):
                         return
-                    continue
-                if hand.status in (HandStatus.STAKED, HandStatus.DRAWING):
-                    if self._stands_for_leaving(hand):
-                        continue
-                    hand.status = HandStatus.DRAWING
-                    self._set_turn(Phase.DRAW, p)
+                elif self._offer_draw(p, hand):
                     return
         else:
             for p in self.order:
@@ -384,46 +353,34 @@ class RoundFlow(GameState):
                 self._banker_turn()
                 return
             for p in self.order:
-                hand = self.hands[p]
-                if hand.status in (HandStatus.STAKED, HandStatus.DRAWING):
-                    if self._stands_for_leaving(hand):
-                        continue
-                    hand.status = HandStatus.DRAWING
-                    self._set_turn(Phase.DRAW, p)
+                if self._offer_draw(p, self.hands[p]):
                     return
         if not self.banker_done and self._banker_must_play():
             self._banker_turn()
             return
         self._settle_round()
 
+    def _offer_draw(self, p: int, hand: Hand) -> bool:
+        """A staked (or drawing) hand gets the turn to draw (True); it stands instead when its
+        player announced leaving."""
+        if hand.status not in (HandStatus.STAKED, HandStatus.DRAWING):
+            return False
+        if self._stands_for_leaving(hand):
+            return False
+        hand.status = HandStatus.DRAWING
+        self._set_turn(Phase.DRAW, p)
+        return True
+
     def _stands_for_leaving(self, hand: Hand) -> bool:
         """A player who announced leaving stands when his turn to draw comes."""
         if not self.seat(hand.player).leaving:
             return False
-        hand.status = HandStatus.STOOD
-        self._emit(Stood(hand.player, "leaving"))
+        self._stand(hand, "leaving")
         return True
-
-    def _sat_out_reason(self, player: int) -> str:
-        if self.seat(player).leaving:
-            return "leaving"
-        return "bank_empty" if self.bank < 1 else "cannot_afford"
 
     def _set_turn(self, phase: Phase, player: int) -> None:
         self.phase = phase
         self.turn = player
-
-    def _banker_must_play(self) -> bool:
-        """The banker draws only if someone is still to be compared with him."""
-        banker_hand = self.hands[self.banker] if self.banker is not None else None
-        if banker_hand is None or banker_hand.status is not HandStatus.DRAWING:
-            return False
-        return any(
-            self.hands[p].status
-            in (HandStatus.STOOD, HandStatus.STAKED, HandStatus.DRAWING, HandStatus.BUST)
-            and not self.hands[p].settled
-            for p in self.order
-        )
 
     def _banker_turn(self) -> None:
         assert self.banker is not None
@@ -471,41 +428,6 @@ class RoundFlow(GameState):
         self.phase = Phase.ROUND_OVER
         self._end_of_round()
 
-    def _round_summary(self, banker_value: HandValue) -> RoundSettled:
-        assert self.banker is not None
-        results = []
-        for p in self.order:
-            hand = self.hands[p]
-            value = self.hand_value(p)
-            outcome = "out" if hand.status is HandStatus.OUT else (hand.outcome or "push")
-            results.append(
-                PlayerResult(
-                    player=p,
-                    outcome=outcome,  # type: ignore[arg-type]
-                    stake=hand.stake,
-                    net=hand.net,
-                    total=value.total,
-                    cards=hand.codes,
-                    bust=value.bust,
-                    twenty_one=value.twenty_one and not value.golden,
-                    golden=value.golden,
-                    natural=is_natural(hand.cards, self.variant),
-                    dark=hand.has_dark,
-                    due=hand.due,
-                )
-            )
-        return RoundSettled(
-            round_no=self.round_no,
-            banker=self.banker,
-            banker_cards=self.hands[self.banker].codes,
-            banker_total=banker_value.total,
-            banker_bust=banker_value.bust,
-            results=tuple(results),
-            bank=self.bank,
-            balances=tuple((s.player, s.balance) for s in self.seats),
-            shuffles=self.revealed(),
-        )
-
     def _end_of_round(self) -> None:
         assert self.banker is not None
         banker = self.seat(self.banker)
@@ -539,12 +461,7 @@ class RoundFlow(GameState):
         if self.banker is None or not self.is_seated(self.banker):
             self._end_session("no_banker")
             return
-        opponents = [
-            s
-            for s in self.seats
-            if s.player != self.banker and self._affordable(s.balance) >= 1 and not s.leaving
-        ]
-        if not opponents:
+        if not self._has_opponents():
             self._end_session("no_players")
         elif self.phase is Phase.BANK:
             self.phase = Phase.ROUND_OVER

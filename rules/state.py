@@ -32,9 +32,9 @@ from rules.codec import (
     stored,
 )
 from rules.errors import GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
-from rules.events import Event, RevealedShuffle
+from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
-from rules.scoring import HandValue, hand_value
+from rules.scoring import HandValue, hand_value, is_natural
 from rules.table import Hand, HandStatus, Phase, Seat
 from rules.variants import StakeCap, Variant
 
@@ -278,6 +278,85 @@ class GameState:
             for shuffle in self.shuffles
         )
 
+    # ------------------------------------------------------------------ internals: queries
+
+    def _has_opponents(self) -> bool:
+        """Someone besides the banker who stays and can afford a stake."""
+        return any(
+            s.player != self.banker and not s.leaving and self._affordable(s.balance) >= 1
+            for s in self.seats
+        )
+
+    def _can_bank(self, seat: Seat) -> bool:
+        return seat.balance >= 1 and not seat.leaving
+
+    def _next_banker(self, after: int) -> int | None:
+        """The first seat to the left of ``after`` who can bank (and, where everyone deals once,
+        has not dealt yet)."""
+        players = self.players
+        start = players.index(after) if after in players else -1
+        for offset in range(1, len(players) + 1):
+            seat = self.seats[(start + offset) % len(players)]
+            if seat.player == after:
+                continue
+            if self.variant.end_when_all_dealt and seat.has_dealt:
+                continue
+            if self._can_bank(seat):
+                return seat.player
+        return None
+
+    def _sat_out_reason(self, player: int) -> str:
+        if self.seat(player).leaving:
+            return "leaving"
+        return "bank_empty" if self.bank < 1 else "cannot_afford"
+
+    def _banker_must_play(self) -> bool:
+        """The banker draws only if someone is still to be compared with him."""
+        banker_hand = self.hands[self.banker] if self.banker is not None else None
+        if banker_hand is None or banker_hand.status is not HandStatus.DRAWING:
+            return False
+        return any(
+            self.hands[p].status
+            in (HandStatus.STOOD, HandStatus.STAKED, HandStatus.DRAWING, HandStatus.BUST)
+            and not self.hands[p].settled
+            for p in self.order
+        )
+
+    def _round_summary(self, banker_value: HandValue) -> RoundSettled:
+        assert self.banker is not None
+        results = []
+        for p in self.order:
+            hand = self.hands[p]
+            value = self.hand_value(p)
+            outcome = "out" if hand.status is HandStatus.OUT else (hand.outcome or "push")
+            results.append(
+                PlayerResult(
+                    player=p,
+                    outcome=outcome,  # type: ignore[arg-type]
+                    stake=hand.stake,
+                    net=hand.net,
+                    total=value.total,
+                    cards=hand.codes,
+                    bust=value.bust,
+                    twenty_one=value.twenty_one and not value.golden,
+                    golden=value.golden,
+                    natural=is_natural(hand.cards, self.variant),
+                    dark=hand.has_dark,
+                    due=hand.due,
+                )
+            )
+        return RoundSettled(
+            round_no=self.round_no,
+            banker=self.banker,
+            banker_cards=self.hands[self.banker].codes,
+            banker_total=banker_value.total,
+            banker_bust=banker_value.bust,
+            results=tuple(results),
+            bank=self.bank,
+            balances=tuple((s.player, s.balance) for s in self.seats),
+            shuffles=self.revealed(),
+        )
+
     # ------------------------------------------------------------------ internals: checks
 
     def _can(self, verify: Any, *args: Any) -> bool:
@@ -322,15 +401,7 @@ class GameState:
             Phase.BANKER,
         ):
             return
-        if not self.is_seated(player):
-            raise NotSeated(f"player {player} is not at the table", player=player)
-        if player != self.turn:
-            raise NotYourTurn(
-                f"it is not player {player}'s turn",
-                player=player,
-                turn=self.turn,
-                phase=self.phase.value,
-            )
+        self._verify_turn(player)
 
     def _verify_drawing(self, player: int) -> None:
         self._verify_someone_else(player)
