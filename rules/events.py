@@ -1,16 +1,27 @@
 """Frozen records of what an action did. Actions return them; the bot renders them and storage
 writes the chip movements (:class:`ChipsMoved`) to the ledger.
 
-``Event.to_dict()`` gives an event's JSON form (with its ``kind``) and ``Event.from_dict()``
-takes it back, by kind (:data:`EVENT_TYPES`): the bot stores the events it shows later (a
-round's result, the table's news) and decodes them here, where they are declared.
+Each event is declared once, with its kind (``@event("stood")``): ``Event.to_dict()`` gives its
+JSON form (with the ``kind``) and ``Event.from_dict()`` takes it back, by kind
+(:data:`EVENT_TYPES`): the bot stores the events it shows later (a round's result, the table's
+news) and decodes them here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, is_dataclass
-from typing import Any, ClassVar, Literal, Self, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    Self,
+    TypeVar,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 BANK: Literal["bank"] = "bank"
 Party = int | Literal["bank"]  # a player's id, or the bank of the game
@@ -48,110 +59,114 @@ class Event:
         return event
 
 
-@dataclass(frozen=True, slots=True)
+EVENT_TYPES: dict[str, type[Event]] = {}  # every kind of event, for Event.from_dict
+
+E = TypeVar("E", bound=Event)
+
+
+@dataclass_transform(frozen_default=True)
+def event(kind: str) -> Callable[[type[E]], type[E]]:
+    """Declare an event of ``kind``: a frozen record that :meth:`Event.from_dict` decodes."""
+
+    def declare(cls: type[E]) -> type[E]:
+        declared = dataclass(frozen=True, slots=True)(cls)
+        declared.kind = kind
+        EVENT_TYPES[kind] = declared
+        return declared
+
+    return declare
+
+
+@event("seated")
 class PlayerSeated(Event):
-    kind: ClassVar[str] = "seated"
     player: int
     balance: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("left")
 class PlayerLeft(Event):
-    kind: ClassVar[str] = "left"
     player: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("leave_scheduled")
 class LeaveScheduled(Event):
     """The player leaves when the round ends (nobody walks out mid-round)."""
 
-    kind: ClassVar[str] = "leave_scheduled"
     player: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("banker_chosen")
 class BankerChosen(Event):
-    kind: ClassVar[str] = "banker_chosen"
     player: int
     by_lot: bool
 
 
-@dataclass(frozen=True, slots=True)
+@event("bank_set")
 class BankSet(Event):
-    kind: ClassVar[str] = "bank_set"
     banker: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("round_started")
 class RoundStarted(Event):
-    kind: ClassVar[str] = "round_started"
     round_no: int
     banker: int
     bank: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("shuffled")
 class DeckShuffled(Event):
-    kind: ClassVar[str] = "shuffled"
     cards: int
     recycled: bool  # discards shuffled back in when the stock ran out
     # SHA-256 commitment to the order (rules.fairness); the salt and order stay secret.
     commitment: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@event("bottom_shown")
 class BottomCardShown(Event):
-    kind: ClassVar[str] = "bottom_shown"
     card: str
 
 
-@dataclass(frozen=True, slots=True)
+@event("card_dealt")
 class CardDealt(Event):
     """``card`` is the code; whether others may see it is ``face_up``; a ``dark`` card is seen by
     nobody, its owner included, until the showdown."""
 
-    kind: ClassVar[str] = "card_dealt"
     player: int
     card: str
     face_up: bool
     dark: bool
 
 
-@dataclass(frozen=True, slots=True)
+@event("stake")
 class StakePlaced(Event):
-    kind: ClassVar[str] = "stake"
     player: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("sat_out")
 class SatOut(Event):
-    kind: ClassVar[str] = "sat_out"
     player: int
     reason: str  # "cannot_afford", "bank_empty", "timeout", "leaving"
 
 
-@dataclass(frozen=True, slots=True)
+@event("stood")
 class Stood(Event):
-    kind: ClassVar[str] = "stood"
     player: int
     reason: str  # "choice", "max_cards", "twenty_one", "dark", "timeout", "leaving"
 
 
-@dataclass(frozen=True, slots=True)
+@event("bust")
 class Busted(Event):
-    kind: ClassVar[str] = "bust"
     player: int
     total: int
     cards: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@event("twenty_one")
 class TwentyOne(Event):
     """21 (or the golden point) reached while drawing, paid at once from the bank."""
 
-    kind: ClassVar[str] = "twenty_one"
     player: int
     golden: bool
     paid: int
@@ -159,22 +174,19 @@ class TwentyOne(Event):
     due: int = 0  # what the bank owed; ``paid`` is less when it ran dry
 
 
-@dataclass(frozen=True, slots=True)
+@event("naturals")
 class NaturalsSettled(Event):
-    kind: ClassVar[str] = "naturals"
     banker_natural: bool
     players: tuple[int, ...]  # players paid for a natural 21
 
 
-@dataclass(frozen=True, slots=True)
+@event("banker_turn")
 class BankerTurn(Event):
-    kind: ClassVar[str] = "banker_turn"
     banker: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("chips")
 class ChipsMoved(Event):
-    kind: ClassVar[str] = "chips"
     transfer: Transfer
 
 
@@ -209,9 +221,8 @@ class RevealedShuffle:
     recycled: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@event("round_settled")
 class RoundSettled(Event):
-    kind: ClassVar[str] = "round_settled"
     round_no: int
     banker: int
     banker_cards: tuple[str, ...]
@@ -224,24 +235,21 @@ class RoundSettled(Event):
     shuffles: tuple[RevealedShuffle, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@event("bank_broken")
 class BankBroken(Event):
-    kind: ClassVar[str] = "bank_broken"
     banker: int
 
 
-@dataclass(frozen=True, slots=True)
+@event("bank_passed")
 class BankPassed(Event):
-    kind: ClassVar[str] = "bank_passed"
     old_banker: int
     new_banker: int | None
     returned: int
     reason: str  # "broken", "every_round", "voluntary", "declined", "leaving"
 
 
-@dataclass(frozen=True, slots=True)
+@event("session_ended")
 class SessionEnded(Event):
-    kind: ClassVar[str] = "session_ended"
     # "ended" (by a person), "all_dealt" (everyone who could has held the bank), "no_players"
     # (nobody left with chips to play the banker), "no_banker" (nobody left to take the bank:
     # see ``declined`` and ``broke``).
@@ -250,35 +258,6 @@ class SessionEnded(Event):
     declined: tuple[int, ...] = ()  # players who turned the bank down in a row just before
     broke: tuple[int, ...] = ()  # players who could not bank: no chips
     dealt: tuple[int, ...] = ()  # players who held the bank this session (end_when_all_dealt)
-
-
-# Every kind of event, for Event.from_dict.
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        PlayerSeated,
-        PlayerLeft,
-        LeaveScheduled,
-        BankerChosen,
-        BankSet,
-        RoundStarted,
-        DeckShuffled,
-        BottomCardShown,
-        CardDealt,
-        StakePlaced,
-        SatOut,
-        Stood,
-        Busted,
-        TwentyOne,
-        NaturalsSettled,
-        BankerTurn,
-        ChipsMoved,
-        RoundSettled,
-        BankBroken,
-        BankPassed,
-        SessionEnded,
-    )
-}
 
 
 def _same(value: Any) -> Any:
