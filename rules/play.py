@@ -13,9 +13,9 @@ from rules.errors import (
     TooManyCards,
     WrongPhase,
 )
-from rules.events import Event, StakePlaced, Stood
+from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.state import is_whole
+from rules.state import is_whole, permits
 from rules.table import HandStatus, Phase
 
 END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
@@ -27,9 +27,7 @@ class PlayActions(RoundFlow):
     # ------------------------------------------------------------------ stakes
 
     def verify_stake(self, player: int, amount: int) -> None:
-        self._verify_someone_else(player)
-        self._verify_phase(Phase.STAKE)
-        self._verify_turn(player)
+        self._verify_to_act(player, Phase.STAKE)
         low, high = self.stake_range(player)
         if not is_whole(amount):
             raise AmountOutOfRange(
@@ -56,8 +54,7 @@ class PlayActions(RoundFlow):
                 what="stake",
             )
 
-    def can_stake(self, player: int, amount: int) -> bool:
-        return self._can(self.verify_stake, player, amount)
+    can_stake = permits(verify_stake)
 
     def stake(self, player: int, amount: int) -> list[Event]:
         self.verify_stake(player, amount)
@@ -82,8 +79,7 @@ class PlayActions(RoundFlow):
         if not self.stock and not self.discards:
             raise DeckExhausted("no cards are left to deal")
 
-    def can_hit(self, player: int) -> bool:
-        return self._can(self.verify_hit, player)
+    can_hit = permits(verify_hit)
 
     def hit(self, player: int) -> list[Event]:
         self.verify_hit(player)
@@ -101,30 +97,26 @@ class PlayActions(RoundFlow):
             raise OptionDisabled("the banker does not draw dark", option="dark_draw")
         self.verify_hit(player)
 
-    def can_dark(self, player: int) -> bool:
-        return self._can(self.verify_dark, player)
+    can_dark = permits(verify_dark)
 
     def dark(self, player: int) -> list[Event]:
         """Take one card unseen; it ends the player's drawing and shows at the showdown."""
         self.verify_dark(player)
         self._begin({"a": "dark", "p": player})
         self._take_card(player, dark=True)
-        self.hands[player].status = HandStatus.STOOD
-        self._emit(Stood(player, "dark"))
+        self._stand(self.hands[player], "dark")
         self._advance()
         return self._finish()
 
     def verify_stand(self, player: int) -> None:
         self._verify_drawing(player)
 
-    def can_stand(self, player: int) -> bool:
-        return self._can(self.verify_stand, player)
+    can_stand = permits(verify_stand)
 
     def stand(self, player: int) -> list[Event]:
         self.verify_stand(player)
         self._begin({"a": "stand", "p": player})
-        self.hands[player].status = HandStatus.STOOD
-        self._emit(Stood(player, "choice"))
+        self._stand(self.hands[player], "choice")
         self._advance()
         return self._finish()
 
@@ -135,8 +127,7 @@ class PlayActions(RoundFlow):
         if self.phase not in (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is on the clock now", phase=self.phase.value)
 
-    def can_timeout(self) -> bool:
-        return self._can(self.verify_timeout)
+    can_timeout = permits(verify_timeout)
 
     def timeout(self) -> list[Event]:
         """The player on the clock was idle: a banker declines the bank, a staker sits the round
@@ -154,8 +145,7 @@ class PlayActions(RoundFlow):
     def verify_next_round(self) -> None:
         self._verify_phase(Phase.ROUND_OVER)
 
-    def can_next_round(self) -> bool:
-        return self._can(self.verify_next_round)
+    can_next_round = permits(verify_next_round)
 
     def next_round(self) -> list[Event]:
         self.verify_next_round()
@@ -166,8 +156,7 @@ class PlayActions(RoundFlow):
     def verify_end(self) -> None:
         self._verify_not_over()
 
-    def can_end(self) -> bool:
-        return self._can(self.verify_end)
+    can_end = permits(verify_end)
 
     def end(self, reason: str = "ended") -> list[Event]:
         """End the session now. Stakes of an unfinished round are void (they never moved); what is

@@ -17,7 +17,7 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.state import MAX_AMOUNT, is_whole
+from rules.state import MAX_AMOUNT, is_whole, permits
 from rules.table import Phase, Seat
 
 
@@ -59,15 +59,13 @@ class SeatingActions(RoundFlow):
                 minimum=self.seat_minimum(),
             )
 
-    def covers_seat(self, balance: int) -> bool:
-        return self._can(self.verify_covers_seat, balance)
+    covers_seat = permits(verify_covers_seat)
 
     def seat_minimum(self) -> int:
         """The smallest balance that covers the smallest stake (1) plus its fine."""
         return 1 + self.fine_for(1)
 
-    def can_join(self, player: int, balance: int) -> bool:
-        return self._can(self.verify_join, player, balance)
+    can_join = permits(verify_join)
 
     def join(self, player: int, balance: int, *, house: bool = False) -> list[Event]:
         """Seat ``player``; ``house=True`` seats the house banker, who banks every round."""
@@ -88,8 +86,7 @@ class SeatingActions(RoundFlow):
         if seat.leaving:
             raise IllegalAction("already leaving at the end of this round", player=player)
 
-    def can_leave(self, player: int) -> bool:
-        return self._can(self.verify_leave, player)
+    can_leave = permits(verify_leave)
 
     def leave(self, player: int) -> list[Event]:
         """Leave now between rounds; during a round, stand (or sit out) and leave when it ends."""
@@ -127,8 +124,7 @@ class SeatingActions(RoundFlow):
                 minimum=self.variant.min_seats,
             )
 
-    def can_start(self) -> bool:
-        return self._can(self.verify_start)
+    can_start = permits(verify_start)
 
     def start(self) -> list[Event]:
         """Choose the first banker by lot and open the first round."""
@@ -145,9 +141,7 @@ class SeatingActions(RoundFlow):
         return self._finish()
 
     def verify_set_bank(self, player: int, amount: int) -> None:
-        self._verify_someone_else(player)
-        self._verify_phase(Phase.BANK)
-        self._verify_turn(player)
+        self._verify_to_act(player, Phase.BANK)
         maximum = self._bank_maximum()
         if not is_whole(amount) or not 1 <= amount <= maximum:
             raise AmountOutOfRange(
@@ -157,8 +151,7 @@ class SeatingActions(RoundFlow):
                 what="bank",
             )
 
-    def can_set_bank(self, player: int, amount: int) -> bool:
-        return self._can(self.verify_set_bank, player, amount)
+    can_set_bank = permits(verify_set_bank)
 
     def set_bank(self, player: int, amount: int) -> list[Event]:
         self.verify_set_bank(player, amount)
@@ -193,8 +186,7 @@ class SeatingActions(RoundFlow):
                 why="rounds",
             )
 
-    def can_pass_bank(self, player: int) -> bool:
-        return self._can(self.verify_pass_bank, player)
+    can_pass_bank = permits(verify_pass_bank)
 
     def pass_bank(self, player: int) -> list[Event]:
         self.verify_pass_bank(player)

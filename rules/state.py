@@ -10,9 +10,9 @@ steps that change it are in :mod:`rules.flow`, the actions in :mod:`rules.seatin
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from rules.cards import Card
 from rules.codec import (
@@ -40,6 +40,8 @@ from rules.variants import StakeCap, Variant
 
 SCHEMA_VERSION = 1
 MAX_AMOUNT = 10**12  # far above any real balance; keeps arithmetic and JSON sane
+G = TypeVar("G", bound="GameState")
+P = ParamSpec("P")
 
 
 def _copy_shuffles(shuffles: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -359,13 +361,6 @@ class GameState:
 
     # ------------------------------------------------------------------ internals: checks
 
-    def _can(self, verify: Any, *args: Any) -> bool:
-        try:
-            verify(*args)
-        except RulesError:
-            return False
-        return True
-
     def _verify_not_over(self) -> None:
         if self.phase is Phase.ENDED:
             raise GameOver("the game is over")
@@ -403,11 +398,33 @@ class GameState:
             return
         self._verify_turn(player)
 
+    def _verify_to_act(self, player: int, phase: Phase) -> None:
+        """``player`` is on the clock in ``phase``."""
+        self._verify_someone_else(player)
+        self._verify_phase(phase)
+        self._verify_turn(player)
+
     def _verify_drawing(self, player: int) -> None:
         self._verify_someone_else(player)
         if self.phase not in (Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is drawing now", phase=self.phase.value, expected="draw")
         self._verify_turn(player)
+
+
+def permits(
+    verify: Callable[Concatenate[G, P], None],
+) -> Callable[Concatenate[G, P], bool]:
+    """``can_x = permits(verify_x)``: whether ``x`` is legal now, as ``verify_x`` says (it
+    raises a :class:`RulesError` where ``x`` is illegal)."""
+
+    def can(game: G, /, *args: P.args, **kwargs: P.kwargs) -> bool:
+        try:
+            verify(game, *args, **kwargs)
+        except RulesError:
+            return False
+        return True
+
+    return can
 
 
 def is_whole(amount: object) -> bool:
