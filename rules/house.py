@@ -141,12 +141,12 @@ the jokers, the number of cards (the golden point and naturals need it)."""
 
 class _Values:
     """Hand values by :data:`Summary`, each computed once by :func:`rules.scoring.hand_value`
-    on the first hand met with that summary (every hand with it has the same value)."""
+    on the first hand met with that summary (every hand with it has the same value, and is as
+    possible for a standing player)."""
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        self._values: dict[Summary, HandValue] = {}
-        self._possible: dict[Summary, bool] = {}
+        self._hands: dict[Summary, tuple[HandValue, bool]] = {}
         self._steps: dict[str, Summary] = {}
 
     def step(self, rank: str) -> Summary:
@@ -169,19 +169,14 @@ class _Values:
             fixed, aces, jokers = fixed + f, aces + a, jokers + j
         return fixed, aces, jokers, len(ranks)
 
-    def value(self, summary: Summary, ranks: Sequence[str]) -> HandValue:
-        """The value of a hand of ``ranks``, whose summary is ``summary``."""
-        known = self._values.get(summary)
+    def hand(self, summary: Summary, ranks: Sequence[str]) -> tuple[HandValue, bool]:
+        """The value of a hand of ``ranks``, whose summary is ``summary``, and whether a standing
+        player may hold it (:func:`_possible`)."""
+        known = self._hands.get(summary)
         if known is None:
-            known = hand_value([_rank_card(rank) for rank in ranks], self.variant)
-            self._values[summary] = known
-        return known
-
-    def possible(self, summary: Summary, ranks: Sequence[str]) -> bool:
-        known = self._possible.get(summary)
-        if known is None:
-            known = _possible([_rank_card(rank) for rank in ranks], self.variant)
-            self._possible[summary] = known
+            cards = [_rank_card(rank) for rank in ranks]
+            known = (hand_value(cards, self.variant), _possible(cards, self.variant))
+            self._hands[summary] = known
         return known
 
 
@@ -229,9 +224,11 @@ def _distribution(
     weights: dict[HandValue, int] = {}
     total = 0
     for summary, (ways, hand) in states.items():
-        if summary[3] != len(seen) + opponent.hidden or not values.possible(summary, hand):
+        if summary[3] != len(seen) + opponent.hidden:
             continue
-        value = values.value(summary, hand)
+        value, possible = values.hand(summary, hand)
+        if not possible:
+            continue
         weights[value] = weights.get(value, 0) + ways
         total += ways
     return weights, total
@@ -295,7 +292,7 @@ def evaluate(position: View) -> tuple[Fraction, Fraction | None]:
         if known is not None:
             return known
         cards = [*hand, rank]
-        value = values.value(summary, cards)
+        value = values.hand(summary, cards)[0]
         taken = summary[3] - len(own)
         result = stand(value) * multipliers[taken]
         if _can_draw(cards, value, variant, size - taken):
@@ -304,7 +301,7 @@ def evaluate(position: View) -> tuple[Fraction, Fraction | None]:
         return result
 
     start = values.summary(own)
-    own_value = values.value(start, own)
+    own_value = values.hand(start, own)[0]
     standing = Fraction(stand(own_value), scale)
     if not _can_draw(own, own_value, variant, size):
         return standing, None
