@@ -146,33 +146,27 @@ HOME36 = replace(
 
 BIG54 = replace(HOME36, name="big54", deck=DeckKind.FULL54, max_seats=6, jokers_wild=True)
 
-TWODECKS104 = Variant(
+# The western game, told by what differs from classic36.
+TWODECKS104 = replace(
+    CLASSIC36,
     name="twodecks104",
     deck=DeckKind.DOUBLE104,
-    min_seats=2,
     max_seats=10,
     values=Values.WESTERN,
     ace_low_on_bust=True,
-    jokers_wild=False,
-    bank_mode=BankMode.NAMED,
-    bank_limit=None,
     first_deal=2,
     banker_card_up=False,
     show_bottom=False,
     stake_timing=StakeTiming.BEFORE_DEAL,
-    stake_cap=StakeCap.BANK,
-    max_cards=5,
     instant_21=False,
     golden_point=False,
     naturals=True,
-    bust_fine_percent=0,
     dark_draw=False,
     banker_first=True,
     both_bust_quits=True,
     bank_passing=BankPassing.EVERY_ROUND,
     voluntary_pass_after=None,
     end_when_all_dealt=True,
-    turn_order=TurnOrder.CLOCKWISE,
 )
 
 PRESETS: dict[str, Variant] = {v.name: v for v in (CLASSIC36, HOME36, BIG54, TWODECKS104)}
