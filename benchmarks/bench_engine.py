@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules.simulate import STRATEGIES, play
+from rules.simulate import play
+from rules.strategies import STRATEGIES
 from rules.variants import PRESETS, Variant
 
 TARGET = 20_000  # rounds per second aimed at on one core (issue 2)
