@@ -5,7 +5,6 @@ clock running out, the next round and ending the session — each as ``verify_x`
 from __future__ import annotations
 
 from rules.errors import (
-    AmountOutOfRange,
     CannotAfford,
     DeckExhausted,
     IllegalAction,
@@ -15,7 +14,7 @@ from rules.errors import (
 )
 from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.state import is_whole, permits
+from rules.state import is_whole, out_of_range, permits
 from rules.table import HandStatus, Phase
 
 END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
@@ -30,12 +29,7 @@ class PlayActions(RoundFlow):
         self._verify_to_act(player, Phase.STAKE)
         low, high = self.stake_range(player)
         if not is_whole(amount):
-            raise AmountOutOfRange(
-                f"the stake must be a whole number between {low} and {high}",
-                minimum=low,
-                maximum=high,
-                what="stake",
-            )
+            raise out_of_range("stake", low, high, "a whole number ")
         if not low <= amount <= high:
             seat = self.seat(player)
             # "Cannot afford" only where the bank would take the stake but the balance cannot
@@ -47,12 +41,7 @@ class PlayActions(RoundFlow):
                     maximum=high,
                     balance=seat.balance,
                 )
-            raise AmountOutOfRange(
-                f"the stake must be between {low} and {high}",
-                minimum=low,
-                maximum=high,
-                what="stake",
-            )
+            raise out_of_range("stake", low, high)
 
     can_stake = permits(verify_stake)
 

@@ -17,7 +17,7 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.state import MAX_AMOUNT, is_whole, permits
+from rules.state import MAX_AMOUNT, is_whole, out_of_range, permits
 from rules.table import Phase, Seat
 
 
@@ -144,12 +144,7 @@ class SeatingActions(RoundFlow):
         self._verify_to_act(player, Phase.BANK)
         maximum = self._bank_maximum()
         if not is_whole(amount) or not 1 <= amount <= maximum:
-            raise AmountOutOfRange(
-                f"the bank must be between 1 and {maximum}",
-                minimum=1,
-                maximum=maximum,
-                what="bank",
-            )
+            raise out_of_range("bank", 1, maximum)
 
     can_set_bank = permits(verify_set_bank)
 

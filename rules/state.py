@@ -31,7 +31,7 @@ from rules.codec import (
     records,
     stored,
 )
-from rules.errors import GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
+from rules.errors import AmountOutOfRange, GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
 from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
 from rules.scoring import HandValue, hand_value, is_natural
@@ -425,6 +425,14 @@ def permits(
         return True
 
     return can
+
+
+def out_of_range(what: str, low: int, high: int, need: str = "") -> AmountOutOfRange:
+    """The refusal of a ``what`` ("stake", "bank") outside ``low`` to ``high``; ``need`` says
+    more of what it must be ("a whole number ")."""
+    return AmountOutOfRange(
+        f"the {what} must be {need}between {low} and {high}", minimum=low, maximum=high, what=what
+    )
 
 
 def is_whole(amount: object) -> bool:
