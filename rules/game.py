@@ -63,10 +63,7 @@ class Game(SeatingActions, PlayActions):
     def replay(cls, variant: Variant, log: Iterable[dict[str, Any]]) -> Game:
         """Rebuild a game from its variant and action log; random outcomes come from the log."""
         entries = list(log)
-        shuffles = [entry["order"] for entry in entries if entry["a"] == "shuffle"]
-        salts = [entry.get("salt", "") for entry in entries if entry["a"] == "shuffle"]
-        lots = [entry["i"] for entry in entries if entry["a"] == "lot"]
-        game = cls(variant, RecordedSource(shuffles, lots, salts))
+        game = cls(variant, _recorded(entries))
         for entry in entries:
             game.apply(entry)
         return game
@@ -111,13 +108,7 @@ class Game(SeatingActions, PlayActions):
         :meth:`archive_log` handed over (all of them)."""
         log = self.full_log(archived)
         entries = [entry for entry in log if entry["a"] == "shuffle"]
-        lots = [entry["i"] for entry in log if entry["a"] == "lot"]
-        source = RecordedSource(
-            [entry["order"] for entry in entries],
-            lots,
-            [entry.get("salt", "") for entry in entries],
-        )
-        replay = Game(self.variant, source)
+        replay = Game(self.variant, _recorded(log))
         for entry in log:
             for event in replay.apply(entry):
                 if isinstance(event, RoundSettled) and event.round_no == round_no:
@@ -130,6 +121,17 @@ class Game(SeatingActions, PlayActions):
                         for shuffle, e in zip(event.shuffles, logged, strict=True)
                     )
         return None
+
+
+def _recorded(log: Sequence[dict[str, Any]]) -> RecordedSource:
+    """The random outcomes written to ``log``, to be drawn again in order: the shuffles (with
+    their salts, empty in a log written before salts existed) and the lots."""
+    shuffles = [entry for entry in log if entry["a"] == "shuffle"]
+    return RecordedSource(
+        [entry["order"] for entry in shuffles],
+        [entry["i"] for entry in log if entry["a"] == "lot"],
+        [entry.get("salt", "") for entry in shuffles],
+    )
 
 
 def new_game(variant: Variant, players: Sequence[tuple[int, int]] = (), **kwargs: Any) -> Game:
