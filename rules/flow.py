@@ -45,6 +45,7 @@ from rules.variants import BankMode, BankPassing, StakeTiming, TurnOrder
 
 # Each deck in canonical order, built once (cards are frozen values; every round shuffles a copy).
 _DECKS: dict[DeckKind, tuple[Card, ...]] = {kind: tuple(build_deck(kind)) for kind in DeckKind}
+_TO_DRAW = (HandStatus.STAKED, HandStatus.DRAWING)  # the hands that are given the turn to draw
 
 
 class RoundFlow(GameState):
@@ -340,7 +341,7 @@ class RoundFlow(GameState):
                 if hand.status is HandStatus.WAITING:
                     if self._offer_stake(p, hand):
                         return
-                elif self._offer_draw(p, hand):
+                elif hand.status in _TO_DRAW and self._offer_draw(p, hand):
                     return
         else:
             for p in self.order:
@@ -353,7 +354,8 @@ class RoundFlow(GameState):
                 self._banker_turn()
                 return
             for p in self.order:
-                if self._offer_draw(p, self.hands[p]):
+                hand = self.hands[p]
+                if hand.status in _TO_DRAW and self._offer_draw(p, hand):
                     return
         if not self.banker_done and self._banker_must_play():
             self._banker_turn()
@@ -363,8 +365,6 @@ class RoundFlow(GameState):
     def _offer_draw(self, p: int, hand: Hand) -> bool:
         """A staked (or drawing) hand gets the turn to draw (True); it stands instead when its
         player announced leaving."""
-        if hand.status not in (HandStatus.STAKED, HandStatus.DRAWING):
-            return False
         if self._stands_for_leaving(hand):
             return False
         hand.status = HandStatus.DRAWING
