@@ -34,21 +34,18 @@ class HandValue:
         return 0 if self.bust else self.total
 
 
+_VALUES = {Values.RUSSIAN: RUSSIAN_VALUES, Values.WESTERN: WESTERN_VALUES}
+
+
 def card_value(card: Card, variant: Variant) -> int:
-    table = RUSSIAN_VALUES if variant.values is Values.RUSSIAN else WESTERN_VALUES
-    return table.get(card.rank) or int(card.rank)
+    return _VALUES[variant.values].get(card.rank) or int(card.rank)
 
 
 # The value of every rank but the ace (and the joker), per value system: ``card_value`` looked up
 # once, as the hot path of the engine counts hands after every card.
 _FIXED_VALUES: dict[Values, dict[str, int]] = {
-    values: {
-        rank: (RUSSIAN_VALUES if values is Values.RUSSIAN else WESTERN_VALUES).get(rank)
-        or int(rank)
-        for rank in RANKS_52
-        if rank != "A"
-    }
-    for values in Values
+    values: {rank: table.get(rank) or int(rank) for rank in RANKS_52 if rank != "A"}
+    for values, table in _VALUES.items()
 }
 _HAND_VALUES: dict[tuple[int, bool], HandValue] = {}  # frozen values, shared
 
