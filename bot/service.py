@@ -22,6 +22,7 @@ from cachetools import LRUCache
 
 from bot.errors import AlreadyDone, Duplicate, Refused, explained
 from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
+from bot.outcomes import Outcome
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
 from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
 from bot.service_reads import ServiceReads
@@ -86,15 +87,6 @@ class Command:
 
     kind: str  # join leave start cancel bank pass bet hit stand dark next end timeout
     amount: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    stored: StoredGame
-    game: Game
-    meta: Meta
-    events: list[Event]
-    chat: ChatSettings
 
 
 # The notable events kept for the table's news line.

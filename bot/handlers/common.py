@@ -1,6 +1,7 @@
 """What every handler shares: the :class:`Runtime`, the opening of a typed command
 (:func:`command`, :func:`group_command`), answers (`say`, toasts and alerts), languages, admin
-rights, and acting on a game under its lock (:func:`perform`)."""
+rights, and acting on a game and showing it at once (:func:`perform`, for the bot's own
+actions; `bot.actions` is the way in for both front ends)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot import deep_links, render
+from bot.actions import Actions
 from bot.delivery import Delivery
 from bot.game_state import View, meta_of
 from bot.lanes import Limiter
@@ -36,21 +38,6 @@ from rules.game import Game
 from rules.odds import odds_for
 
 log = logging.getLogger(__name__)
-# An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
-# cards, stakes and stands only at DEBUG: a busy bot acts hundreds of times a second.
-ROUND_EVENTS = frozenset(
-    {
-        "seated",
-        "left",
-        "banker_chosen",
-        "bank_set",
-        "round_started",
-        "round_settled",
-        "bank_broken",
-        "bank_passed",
-        "session_ended",
-    }
-)
 # With replicas, another process may record that a player opened the private chat (/start):
 # what delivery knows of people is read again this often.
 SHARED_USER_SECONDS = 5.0
@@ -127,6 +114,8 @@ class Runtime:
         self.deadlines = Deadlines(self.scheduler, LeaseDeadlines(storage, self.scheduler.clock))
         self.replies = Replies(self.delivery.lanes)
         self.locks = KeyedLocks()
+        # Acting on a game, for the handlers and the Mini App alike (`bot.actions`).
+        self.actions = Actions(service, self.locks, self.timers, self.delivery)
         # (chat, user) -> is an admin: Telegram's answer is trusted for ADMIN_TTL seconds.
         self.admin_cache: TTLCache[tuple[int, int], bool] = TTLCache(ADMIN_CACHE, ADMIN_TTL)
         self.cooldowns = Cooldowns()
@@ -400,29 +389,23 @@ async def perform(
     button_version: int | None = None,
     origin: int | None = None,
 ) -> Outcome:
-    """Run one command under the game's lock; refresh views and timers after it committed."""
-    async with rt.locks.hold(game_id):
-        outcome = await rt.service.act(
-            game_id,
-            actor,
-            command,
-            update_id=update_id,
-            button_version=button_version,
-            origin=origin,
-        )
-    rt.timers.arm(game_id, outcome.stored.deadline)
-    await rt.delivery.committed(view_of(outcome))
-    kinds = [event.kind for event in outcome.events]
-    level = logging.INFO if ROUND_EVENTS.intersection(kinds) else logging.DEBUG
-    if kinds and log.isEnabledFor(level):
-        log.log(
-            level, "game=%s chat=%s events=%s", game_id, outcome.stored.chat_id, ",".join(kinds)
-        )
+    """Run one command under the game's lock and hand the committed version on (timers,
+    delivery) — for the bot's own actions and those answered only after they are shown; a
+    pressed button answers first (`bot.handlers.game`, `bot.actions`)."""
+    outcome = await rt.actions.commit(
+        game_id,
+        actor,
+        command,
+        update_id=update_id,
+        button_version=button_version,
+        origin=origin,
+    )
+    await rt.actions.publish(outcome)
     return outcome
 
 
 def view_of(outcome: Outcome) -> View:
-    return View(outcome.stored, outcome.game, outcome.meta, outcome.chat)
+    return outcome.view
 
 
 async def stored_view(rt: Runtime, stored: StoredGame) -> View:

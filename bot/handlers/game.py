@@ -1,6 +1,7 @@
 """The lobby and the game: typed moves (`game_command`), /newgame, /table, and the game's
-buttons (`on_game_button`) — every action under the game's lock, committed before it is
-answered."""
+buttons (`on_game_button`) — every action under the game's lock (`bot.actions`), committed
+before it is answered; a button is answered as soon as its action is committed or refused, and
+shown after."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
 from bot import render
-from bot.callbacks import Act, GameButton, parse_game
+from bot.callbacks import ACT_COMMANDS, Act, GameButton, parse_game
 from bot.handlers.common import (
     Asked,
     Handler,
@@ -23,34 +24,16 @@ from bot.handlers.common import (
     command_game,
     display_name,
     group_command,
-    odds_text,
     parse_amount,
-    perform,
     person_language,
     runtime,
     stored_view,
-    view_of,
 )
-from bot.service import AlreadyDone, Command, Duplicate, Outcome, Refilled, Refused
+from bot.outcomes import Done, Ignored, Joined, refill_of
+from bot.service import Command, Duplicate, Refused
 from rules.variants import PRESETS
 
 log = logging.getLogger(__name__)
-
-
-ACT_COMMANDS = {
-    Act.JOIN: "join",
-    Act.LEAVE: "leave",
-    Act.START: "start",
-    Act.CANCEL: "cancel",
-    Act.BANK: "bank",
-    Act.PASS: "pass",
-    Act.BET: "bet",
-    Act.HIT: "hit",
-    Act.STAND: "stand",
-    Act.DARK: "dark",
-    Act.NEXT: "next",
-    Act.RESUME: "resume",
-}
 
 
 def game_command(kind: str, *, needs_amount: bool = False) -> Handler:
@@ -73,28 +56,15 @@ async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) 
     amount = parse_amount(asked.args) if needs_amount else None
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
     admin = admin_check(rt, asked.context, asked.chat.id, user.id) if asked.in_group else None
-    try:
-        outcome = await perform(
-            rt,
-            stored.game_id,
-            actor_of(user, admin),
-            Command(kind, amount),
-            update_id=update.update_id,
-        )
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, lang))
-    except Duplicate:
+    result = await rt.actions.act(
+        stored.game_id, actor_of(user, admin), Command(kind, amount), update_id=update.update_id
+    )
+    if isinstance(result, Ignored):
         log.info("duplicate update %s ignored", update.update_id)
-    else:
-        await _say_refilled(asked, outcome)
-        if kind == "join" and joined_mid_round(outcome, user.id):
-            await asked.say(render.text("joined_next", lang))
-
-
-def joined_mid_round(outcome: Outcome, user_id: int) -> bool:
-    """The person was seated while a round is played: he sits in from the next one."""
-    game = outcome.game
-    return game.in_round and game.is_seated(user_id) and user_id not in game.hands
+    if isinstance(result, Done | Joined):
+        await rt.actions.publish(result.outcome)
+    for line in render.replies(result, lang, display_name(user)):
+        await asked.say(line)
 
 
 @group_command
@@ -121,28 +91,17 @@ async def cmd_newgame(asked: Asked) -> None:
     except Duplicate:
         return
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
-    await rt.delivery.committed(view_of(outcome))
-    await _say_refilled(asked, outcome)
-
-
-def refill_of(outcome: Outcome) -> Refilled | None:
-    """The chips a broke player was given back as he sat down in this action, if any."""
-    return next((e for e in outcome.events if isinstance(e, Refilled)), None)
-
-
-async def _say_refilled(asked: Asked, outcome: Outcome) -> None:
-    """A typed /join or /newgame that refilled the player says so (his chips came back)."""
-    refill = refill_of(outcome)
-    if refill is None:
-        return
-    line = render.text(
-        "refill-done",
-        asked.lang,
-        name=display_name(asked.user),
-        amount=refill.amount,
-        balance=refill.balance,
+    await rt.actions.publish(outcome)
+    # Its creator sat down: with the daily refill, if that is what made the seat possible.
+    seated = Joined(
+        outcome,
+        asked.user.id,
+        next_round=False,
+        refill=refill_of(outcome.events),
+        needs_private=False,
     )
-    await asked.say(line)
+    for line in render.replies(seated, lang, display_name(asked.user)):
+        await asked.say(line)
 
 
 @command
@@ -159,7 +118,7 @@ async def cmd_table(asked: Asked) -> None:
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, lang))
         return
-    await rt.delivery.committed(view_of(outcome))
+    await rt.actions.publish(outcome)
 
 
 async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -185,31 +144,25 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     kind = ACT_COMMANDS[button.act]
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
     admin = admin_check(rt, context, origin, user.id) if origin < 0 else None
-    try:
-        outcome = await perform(
-            rt,
-            button.game_id,
-            actor_of(user, admin),
-            Command(kind, button.amount),
-            update_id=update.update_id,
-            button_version=button.version,
-            origin=origin,
-        )
-    except Refused as refused:
-        await alert(query, render.refusal(refused.code, refused.params, lang))
-        return
-    except Duplicate:
-        await answer(query)
-        return
-    except AlreadyDone as done:
-        # A double tap, or the press delivered twice: say so with the hand as it is now.
-        view = await stored_view(rt, done.stored)
-        text_ = render.text("pressed-done", lang)
-        if done.game.is_seated(user.id):
-            text_ += " " + render.peek(rt.delivery.snapshot(view, lang), user.id, lang)
-        await answer(query, text_)
-        return
-    await _acknowledge(rt, query, outcome, kind, lang)
+    result = await rt.actions.act(
+        button.game_id,
+        actor_of(user, admin),
+        Command(kind, button.amount),
+        update_id=update.update_id,
+        button_version=button.version,
+        origin=origin,
+    )
+    # Answered as soon as it is committed or refused; only then is it shown (timers, delivery,
+    # the Mini App's pages).
+    said = render.toast(
+        result, lang, lambda view: rt.delivery.snapshot(view, lang), bot_username=rt.bot_username
+    )
+    if said.alert:
+        await alert(query, said.text or "")
+    else:
+        await answer(query, said.text, url=said.url)
+    if isinstance(result, Done | Joined):
+        await rt.actions.publish(result.outcome)
 
 
 async def _show_own(
@@ -228,32 +181,7 @@ async def _show_own(
         snap = rt.delivery.snapshot(await stored_view(rt, stored), lang)
         await alert(query, render.peek(snap, user.id, lang))
         return
-    found = odds_text(rt.service.game(stored), user.id, lang)
-    await alert(query, found or render.text("odds-not_drawing", lang))
-
-
-async def _acknowledge(
-    rt: Runtime, query: CallbackQuery, outcome: Outcome, kind: str, lang: str
-) -> None:
-    user = query.from_user
-    if kind == "join":
-        known = await rt.service.user(user.id)
-        if known is None or not known.private_opened:
-            # A bot cannot write first: this opens the private chat with a deep link.
-            await answer(query, url=rt.deep_link(outcome.stored.game_id))
-            return
-        refill = refill_of(outcome)
-        if refill is not None:
-            await answer(query, render.text("refill-toast", lang, amount=refill.amount))
-            return
-        joined = "joined_next" if joined_mid_round(outcome, user.id) else "joined"
-        await answer(query, render.text(joined, lang))
-        return
-    if kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
-        snap = rt.delivery.snapshot(view_of(outcome), lang)
-        await answer(query, render.peek(snap, user.id, lang))
-        return
-    await answer(query)
+    await alert(query, render.odds_text(rt.service.game(stored), user.id, lang))
 
 
 async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

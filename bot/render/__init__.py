@@ -3,7 +3,8 @@ family of messages: :mod:`~bot.render.common` (the pieces: snapshot, cards, name
 amounts), :mod:`~bot.render.lobbies`, :mod:`~bot.render.tables` (the live table and its news),
 :mod:`~bot.render.results` (showdown, /verify, the end of a game), :mod:`~bot.render.hands` (what
 one player sees: hand, peek, odds), :mod:`~bot.render.info` (help, rules, top, stats, balance,
-chart), :mod:`~bot.render.settings` (the menu) and :mod:`~bot.render.refusals`.
+chart), :mod:`~bot.render.settings` (the menu), :mod:`~bot.render.refusals` and
+:mod:`~bot.render.outcomes` (what a person is told of his own action, in the chat and on the page).
 
 Pure functions of a :class:`Snapshot` of a game: no I/O, no Telegram calls, nothing of the
 service. Every user-supplied string (names, chat titles) goes through :func:`html.escape`; no text
@@ -18,8 +19,10 @@ from bot.render.common import (
     JOKER,
     MAX_ALERT,
     MAX_TEXT,
+    Offer,
     Rendered,
     Snapshot,
+    action_offers,
     bank_amounts,
     card,
     cards_text,
@@ -28,7 +31,7 @@ from bot.render.common import (
     stake_amounts,
     text,
 )
-from bot.render.hands import hand, odds_alert, peek
+from bot.render.hands import hand, odds_alert, odds_text, peek
 from bot.render.info import (
     balance,
     balances,
@@ -39,18 +42,22 @@ from bot.render.info import (
     rules_text,
     stats,
 )
-from bot.render.lobbies import lobby
+from bot.render.lobbies import lobby, lobby_offers
+from bot.render.outcomes import Toast, replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
 from bot.render.settings import settings_menu
-from bot.render.tables import announce, table, turn_mention
+from bot.render.tables import announce, hand_status, table, table_prompt, turn_mention
 
 __all__ = [
     "JOKER",
     "MAX_ALERT",
     "MAX_TEXT",
+    "Offer",
     "Rendered",
     "Snapshot",
+    "Toast",
+    "action_offers",
     "announce",
     "balance",
     "balances",
@@ -63,13 +70,17 @@ __all__ = [
     "end_not_yours",
     "escape_name",
     "hand",
+    "hand_status",
     "help_text",
     "leaderboard",
     "lobby",
+    "lobby_offers",
     "nice_floor",
     "odds_alert",
+    "odds_text",
     "peek",
     "refusal",
+    "replies",
     "result",
     "rules_text",
     "session_end",
@@ -78,7 +89,9 @@ __all__ = [
     "stake_amounts",
     "stats",
     "table",
+    "table_prompt",
     "text",
+    "toast",
     "turn_mention",
     "verify",
 ]

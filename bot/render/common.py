@@ -3,8 +3,8 @@ the :class:`Rendered` it returns, cards, names (shortened and HTML-escaped), sig
 fitting of a text into Telegram's limits, buttons and the action keyboard, the quick amounts a
 button offers, the deep link, and :func:`text` for any other string by key.
 
-Names with a leading underscore are the package's own: the view modules share them, callers
-outside ``bot.render`` do not.
+What the view modules share is public here (and in :mod:`~bot.render.tables`); a name with a
+leading underscore is its own module's alone (checked by tests/bot/test_view_imports.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
@@ -31,6 +32,7 @@ PRESET_ORDER = ("classic36", "home36", "big54", "twodecks104")
 ROUND_PHASES = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
 TIMED_PHASES = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 MEDALS = ("🥇", "🥈", "🥉")
+_Item = TypeVar("_Item")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,15 @@ class Snapshot:
     app_link: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One button a keyboard offers: the act it presses (with its amount) and its label."""
+
+    act: Act
+    label: str
+    amount: int | None = None
+
+
 @dataclass(frozen=True)
 class Rendered:
     text: str
@@ -72,18 +83,18 @@ def cards_text(cards: Sequence[Card | None]) -> str:
     return " ".join(HIDDEN if c is None else card(c) for c in cards)
 
 
-def _codes_text(codes: Sequence[str]) -> str:
+def codes_text(codes: Sequence[str]) -> str:
     return " ".join(card(Card.parse(code)) for code in codes)
 
 
-def _short(raw: str, limit: int = NAME_LIMIT) -> str:
+def short_name(raw: str, limit: int = NAME_LIMIT) -> str:
     raw = " ".join(raw.split()) or "?"
     return raw if len(raw) <= limit else raw[: limit - 1] + "…"
 
 
 def escape_name(raw: str) -> str:
     """A user-supplied name, shortened and escaped, in bold."""
-    return f"<b>{html.escape(_short(raw))}</b>"
+    return f"<b>{html.escape(short_name(raw))}</b>"
 
 
 def _raw_name(s: Snapshot, player: int, lang: str | None = None) -> str:
@@ -91,22 +102,22 @@ def _raw_name(s: Snapshot, player: int, lang: str | None = None) -> str:
     return name if name else t("player-unknown", lang or s.lang, id=str(player))
 
 
-def _name(s: Snapshot, player: int, lang: str | None = None) -> str:
+def bold_name(s: Snapshot, player: int, lang: str | None = None) -> str:
     return escape_name(_raw_name(s, player, lang))
 
 
 def mention(user_id: int, raw_name: str) -> str:
     """A name that notifies its owner when posted in a new message (a text mention)."""
-    return f'<a href="tg://user?id={int(user_id)}">{html.escape(_short(raw_name))}</a>'
+    return f'<a href="tg://user?id={int(user_id)}">{html.escape(short_name(raw_name))}</a>'
 
 
-def _preset_label(name: str, lang: str) -> str:
+def preset_label(name: str, lang: str) -> str:
     key = f"preset-{name}-name"
     label = t(key, lang)
     return html.escape(name) if label == key else label
 
 
-def _signed(amount: int) -> str:
+def signed(amount: int) -> str:
     if amount > 0:
         return f"+{amount}"
     if amount < 0:
@@ -114,11 +125,11 @@ def _signed(amount: int) -> str:
     return "0"
 
 
-def _clip_alert(text_: str) -> str:
+def clip_alert(text_: str) -> str:
     return text_ if len(text_) <= MAX_ALERT else text_[: MAX_ALERT - 1] + "…"
 
 
-def _fit(head: list[str], body: list[str], tail: list[str], lang: str) -> str:
+def fit_text(head: list[str], body: list[str], tail: list[str], lang: str) -> str:
     """Join the lines, dropping body lines from the end (with a '… and N more' line) until the
     text fits Telegram's limit. Lines are whole HTML fragments, so no tag is ever cut."""
     lines = [*head, *body, *tail]
@@ -136,18 +147,20 @@ def _fit(head: list[str], body: list[str], tail: list[str], lang: str) -> str:
     return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
 
 
-def _button(label: str, s: Snapshot, act: Act, amount: int | None = None) -> InlineKeyboardButton:
+def game_button(
+    label: str, s: Snapshot, act: Act, amount: int | None = None
+) -> InlineKeyboardButton:
     data = GameButton(s.game_id, s.version, act, amount).encode()
     return InlineKeyboardButton(label, callback_data=data)
 
 
-def _markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup | None:
+def inline_markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup | None:
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None
 
 
-def _chunks(buttons: list[InlineKeyboardButton], size: int) -> list[list[InlineKeyboardButton]]:
-    return [buttons[i : i + size] for i in range(0, len(buttons), size)]
+def _chunks(items: list[_Item], size: int) -> list[list[_Item]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def deep_link(s: Snapshot) -> str | None:
@@ -200,25 +213,26 @@ def stake_amounts(minimum: int, maximum: int) -> list[int]:
 # ---------------------------------------------------------------------- keyboards
 
 
-def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]:
-    """The buttons of whoever acts now (from ``game.legal_actions()``)."""
+def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
+    """The buttons of whoever acts now (from ``game.legal_actions()``), by row: what each
+    does and says. The chat draws them as inline buttons (:func:`action_rows`), the Mini App
+    as its own."""
     game, lang = s.game, s.lang
     legal = game.legal_actions()
-    rows: list[list[InlineKeyboardButton]] = []
+    rows: list[list[Offer]] = []
     if legal.phase is Phase.BANK and "set_bank" in legal.actions:
         amounts = bank_amounts(legal.maximum)
         buttons = [
-            _button(
-                t("btn-bank_all" if a == legal.maximum else "btn-bank_amount", lang, amount=a),
-                s,
+            Offer(
                 Act.BANK,
+                t("btn-bank_all" if a == legal.maximum else "btn-bank_amount", lang, amount=a),
                 a,
             )
             for a in amounts
         ]
         rows.extend(_chunks(buttons, 4))
         if "pass_bank" in legal.actions:
-            rows.append([_button(t("btn-decline_bank", lang), s, Act.PASS)])
+            rows.append([Offer(Act.PASS, t("btn-decline_bank", lang))])
     elif legal.phase is Phase.STAKE and "stake" in legal.actions:
         amounts = stake_amounts(legal.minimum, legal.maximum)
         cover = game.stake_cover(legal.actor) if legal.actor is not None else legal.maximum
@@ -236,32 +250,40 @@ def _action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]
             if a > cover:
                 # The bank may not pay this stake in full: the button says so before the tap.
                 label = t("btn-stake_uncovered", lang, label=label)
-            buttons.append(_button(label, s, Act.BET, a))
+            buttons.append(Offer(Act.BET, label, a))
         rows.extend(_chunks(buttons, 4))
     elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
         row = []
         if "hit" in legal.actions:
-            row.append(_button(t("btn-hit", lang), s, Act.HIT))
+            row.append(Offer(Act.HIT, t("btn-hit", lang)))
         if "stand" in legal.actions:
-            row.append(_button(t("btn-stand", lang), s, Act.STAND))
+            row.append(Offer(Act.STAND, t("btn-stand", lang)))
         if "hit" in legal.actions:
-            row.append(_button(t("btn-odds", lang), s, Act.ODDS))
+            row.append(Offer(Act.ODDS, t("btn-odds", lang)))
         rows.append(row)
         if "dark" in legal.actions:
-            rows.append([_button(t("btn-dark", lang), s, Act.DARK)])
+            rows.append([Offer(Act.DARK, t("btn-dark", lang))])
     elif legal.phase is Phase.ROUND_OVER:
-        row = [_button(t("btn-next", lang), s, Act.NEXT)]
+        row = [Offer(Act.NEXT, t("btn-next", lang))]
         if "pass_bank" in legal.actions:
-            row.append(_button(t("btn-pass_bank", lang), s, Act.PASS))
+            row.append(Offer(Act.PASS, t("btn-pass_bank", lang)))
         rows.append(row)
     if s.paused and legal.phase in TIMED_PHASES:
-        rows.append([_button(t("btn-resume", lang), s, Act.RESUME)])
+        rows.append([Offer(Act.RESUME, t("btn-resume", lang))])
     if peek and legal.phase in ROUND_PHASES:
-        rows.append([_button(t("btn-peek", lang), s, Act.PEEK)])
+        rows.append([Offer(Act.PEEK, t("btn-peek", lang))])
     return rows
 
 
-def _app_rows(s: Snapshot, lang: str, *, private: bool) -> list[list[InlineKeyboardButton]]:
+def action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]:
+    """The inline keyboard rows of :func:`action_offers`."""
+    return [
+        [game_button(o.label, s, o.act, o.amount) for o in row]
+        for row in action_offers(s, peek=peek)
+    ]
+
+
+def app_rows(s: Snapshot, lang: str, *, private: bool) -> list[list[InlineKeyboardButton]]:
     """The way into the table's Mini App: a web_app button in a private chat, the direct
     link in the group (Telegram refuses web_app buttons there)."""
     if private and s.app_page:

@@ -14,23 +14,24 @@ from bot.render.common import (
     TIMED_PHASES,
     Rendered,
     Snapshot,
-    _action_rows,
-    _app_rows,
-    _clip_alert,
-    _markup,
-    _name,
-    _short,
+    action_rows,
+    app_rows,
+    bold_name,
     card,
+    clip_alert,
+    inline_markup,
+    short_name,
 )
 from bot.render.tables import (
-    _cover_note,
-    _public_cards,
-    _round_banker,
-    _status,
-    _time_left,
+    cover_note,
+    hand_status,
+    public_cards,
+    round_banker,
     shown_round,
+    time_left,
 )
-from rules.odds import Odds
+from rules.game import Game
+from rules.odds import Odds, odds_for
 from rules.scoring import hand_value
 from rules.table import Hand, HandStatus, Phase
 
@@ -49,7 +50,7 @@ def _owner_view(s: Snapshot, hand: Hand, lang: str) -> tuple[str, str]:
 def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     """The player's private hand message."""
     game = s.game
-    chat = html.escape(_short(s.chat_title, 48)) if s.chat_title.strip() else ""
+    chat = html.escape(short_name(s.chat_title, 48)) if s.chat_title.strip() else ""
     chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
     if shown_round(game):
         lines = [t("hand-header", lang, chat=chat, round=shown_round(game))]
@@ -72,7 +73,7 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
     else:
         lines.append(t("hand-balance", lang, balance=seat.balance))
-    banker = _round_banker(game) if game.hands else None
+    banker = round_banker(game) if game.hands else None
     if banker is not None and banker != player and banker in game.hands:
         banker_hand = game.hands[banker]
         if banker_hand.cards and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
@@ -80,8 +81,8 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
                 t(
                     "hand-banker_card",
                     lang,
-                    name=_name(s, banker, lang),
-                    cards=_public_cards(s, banker_hand, lang),
+                    name=bold_name(s, banker, lang),
+                    cards=public_cards(s, banker_hand, lang),
                 )
             )
     if game.bottom is not None and game.phase in ROUND_PHASES:
@@ -92,28 +93,28 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         # Not «waiting» for a turn that will never come.
         lines.append(t("prompt-ended", lang))
     elif own is not None and game.phase is not Phase.LOBBY and not mine:
-        lines.append(t("hand-status", lang, status=_status(s, own, lang)))
+        lines.append(t("hand-status", lang, status=hand_status(s, own, lang)))
     if mine:
         if legal.phase is Phase.BANK:
             lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
         elif legal.phase is Phase.STAKE:
             lines.append(
                 t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum)
-                + _cover_note(game, player, legal, lang)
+                + cover_note(game, player, legal, lang)
             )
         else:
             lines.append(t("hand-turn_draw", lang))
-        timer = _time_left(s, lang)
+        timer = time_left(s, lang)
         if timer:
             lines.append(timer)
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
-        lines.append(t("hand-waiting_for", lang, name=_name(s, legal.actor, lang)))
+        lines.append(t("hand-waiting_for", lang, name=bold_name(s, legal.actor, lang)))
     text_ = "\n".join(lines)
-    app = _app_rows(s, lang, private=True)
+    app = app_rows(s, lang, private=True)
     if not mine:
-        return Rendered(text_, _markup(app))
+        return Rendered(text_, inline_markup(app))
     own_lang = replace(s, lang=lang)
-    return Rendered(text_, _markup([*_action_rows(own_lang, peek=False), *app]))
+    return Rendered(text_, inline_markup([*action_rows(own_lang, peek=False), *app]))
 
 
 def peek(s: Snapshot, player: int, lang: str) -> str:
@@ -125,13 +126,13 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     if own.status is HandStatus.OUT and not own.cards:
         return t("peek-not_playing", lang)
     if not own.cards:
-        return _clip_alert(t("peek-no_cards", lang))
+        return clip_alert(t("peek-no_cards", lang))
     seen = own.visible_to_owner()
     known = [c for c in seen if c is not None]
     total = hand_value(known, game.variant).total
     shown = " ".join(HIDDEN if c is None else card(c) for c in seen)
     key = "peek-cards_dark" if len(known) < len(seen) else "peek-cards"
-    return _clip_alert(t(key, lang, cards=shown, total=total))
+    return clip_alert(t(key, lang, cards=shown, total=total))
 
 
 def _percent(share: Fraction, lang: str) -> str:
@@ -157,4 +158,11 @@ def odds_alert(odds: Odds, lang: str) -> str:
 
     bust = part(odds.bust, odds.bust_cards)
     twenty_one = part(odds.twenty_one, odds.twenty_one_cards)
-    return _clip_alert(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))
+    return clip_alert(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))
+
+
+def odds_text(game: Game, player: int, lang: str) -> str:
+    """The answer to «💡»: ``player``'s odds with the next card, or that only whoever is
+    drawing now sees them."""
+    found = odds_for(game, player)
+    return t("odds-not_drawing", lang) if found is None else odds_alert(found, lang)

@@ -11,11 +11,11 @@ from bot.i18n import t
 from bot.render.common import (
     MEDALS,
     PRESET_ORDER,
-    _fit,
-    _preset_label,
-    _short,
-    _signed,
     escape_name,
+    fit_text,
+    preset_label,
+    short_name,
+    signed,
 )
 from rules.variants import PRESETS, StakeCap, Variant
 from storage.models import LeaderboardRow, PlayerStats
@@ -52,7 +52,7 @@ def rules_text(
             return t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))
         variant = PRESETS[name]
     v = variant
-    header = t("rules-header", lang, preset=_preset_label(v.name, lang), name=html.escape(v.name))
+    header = t("rules-header", lang, preset=preset_label(v.name, lang), name=html.escape(v.name))
     notes = [t("rules-running", lang)] if running else []
     if PRESETS.get(v.name) not in (None, v):
         notes.append(t("rules-chat_overrides", lang))
@@ -138,7 +138,7 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
                 place=place,
                 name=escape_name(_top_name(row, lang)),
                 balance=row.balance,
-                net=_signed(row.net),
+                net=signed(row.net),
                 rounds=row.rounds,
             )
             if row.bank:
@@ -149,12 +149,12 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
                 lang,
                 place=place,
                 name=escape_name(_top_name(row, lang)),
-                net=_signed(row.net),
+                net=signed(row.net),
                 rounds=row.rounds,
                 wins=row.wins,
             )
         body.append(line)
-    return _fit(head, body, [], lang)
+    return fit_text(head, body, [], lang)
 
 
 def stats(st: PlayerStats | None, name: str, lang: str) -> str:
@@ -164,7 +164,7 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
     percent = round(100 * st.wins / st.rounds) if st.rounds else 0
     return "\n".join(
         [
-            t("stats-header", lang, name=html.escape(_short(name))),
+            t("stats-header", lang, name=html.escape(short_name(name))),
             t(
                 "stats-rounds",
                 lang,
@@ -181,7 +181,7 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
                 golden=st.golden_points,
                 busts=st.busts,
             ),
-            t("stats-money", lang, biggest=st.biggest_win, net=_signed(st.net)),
+            t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)),
         ]
     )
 
@@ -207,7 +207,7 @@ def balances(rows: Sequence[tuple[str | None, int]], lang: str) -> str:
 
 def chart_title(name: str, lang: str) -> str:
     """The chart's own title: plain text drawn into the picture, not HTML."""
-    return t("chart-title", lang, name=_short(name, 32))
+    return t("chart-title", lang, name=short_name(name, 32))
 
 
 def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
@@ -218,5 +218,5 @@ def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
         name=escape_name(name),
         amount=amount,
         start=start,
-        net=_signed(amount - start),
+        net=signed(amount - start),
     )

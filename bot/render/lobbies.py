@@ -8,15 +8,16 @@ from telegram import InlineKeyboardButton
 from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import (
+    Offer,
     Rendered,
     Snapshot,
-    _app_rows,
-    _button,
-    _fit,
-    _markup,
-    _name,
-    _preset_label,
+    app_rows,
+    bold_name,
     deep_link,
+    fit_text,
+    game_button,
+    inline_markup,
+    preset_label,
 )
 
 
@@ -25,7 +26,7 @@ def lobby(s: Snapshot) -> Rendered:
     variant = game.variant
     head = [
         t("lobby-header", lang),
-        t("lobby-preset", lang, preset=_preset_label(variant.name, lang)),
+        t("lobby-preset", lang, preset=preset_label(variant.name, lang)),
         _summary(variant.name, lang),
         "",
         t("lobby-players", lang, count=len(game.seats), maximum=variant.max_seats),
@@ -38,7 +39,7 @@ def lobby(s: Snapshot) -> Rendered:
         if seat.player == s.creator_id:
             marks.append(f"({t('lobby-creator', lang)})")
         suffix = (" " + " ".join(marks)) if marks else ""
-        body.append(f"{index}. {_name(s, seat.player)}{suffix}")
+        body.append(f"{index}. {bold_name(s, seat.player)}{suffix}")
     if not game.seats:
         body.append(t("lobby-empty", lang))
     tail = [""]
@@ -51,18 +52,21 @@ def lobby(s: Snapshot) -> Rendered:
         tail.append(t("lobby-full", lang))
     else:
         tail.append(t("lobby-ready", lang))
-    rows = [
-        [_button(t("btn-join", lang), s, Act.JOIN), _button(t("btn-leave", lang), s, Act.LEAVE)],
-        [
-            _button(t("btn-start", lang), s, Act.START),
-            _button(t("btn-cancel", lang), s, Act.CANCEL),
-        ],
-    ]
+    rows = [[game_button(o.label, s, o.act) for o in row] for row in lobby_offers(s)]
     link = deep_link(s)
     if link and any(p not in s.private_ok for p in game.players):
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
-    rows += _app_rows(s, lang, private=False)
-    return Rendered(_fit(head, body, tail, lang), _markup(rows))
+    rows += app_rows(s, lang, private=False)
+    return Rendered(fit_text(head, body, tail, lang), inline_markup(rows))
+
+
+def lobby_offers(s: Snapshot) -> list[list[Offer]]:
+    """The lobby's buttons, by row: join or leave, start or cancel."""
+    lang = s.lang
+    return [
+        [Offer(Act.JOIN, t("btn-join", lang)), Offer(Act.LEAVE, t("btn-leave", lang))],
+        [Offer(Act.START, t("btn-start", lang)), Offer(Act.CANCEL, t("btn-cancel", lang))],
+    ]
 
 
 def _summary(preset_name: str, lang: str) -> str:

@@ -6,7 +6,7 @@ import html
 from collections.abc import Mapping
 
 from bot.i18n import has, t, t_map
-from bot.render.common import _clip_alert
+from bot.render.common import clip_alert
 
 
 def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
@@ -36,7 +36,7 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
         key = "refusal-generic"
     if not has(key):
         key = "refusal-generic"
-    return _clip_alert(t_map(key, lang, safe, missing="?"))
+    return clip_alert(t_map(key, lang, safe, missing="?"))
 
 
 def setting_refusal(key: str, lang: str) -> str:
@@ -45,5 +45,5 @@ def setting_refusal(key: str, lang: str) -> str:
     reasons = {"dark_draw": "settings-invalid-dark_draw", "acelow": "settings-invalid-ace_low"}
     reason_key = reasons.get(key, "")
     if not has(reason_key):
-        return _clip_alert(t("refusal-invalid_variant", lang))
-    return _clip_alert(t("settings-invalid", lang, reason=t(reason_key, lang)))
+        return clip_alert(t("refusal-invalid_variant", lang))
+    return clip_alert(t("settings-invalid", lang, reason=t(reason_key, lang)))

@@ -15,15 +15,15 @@ from bot.render.common import (
     MEDALS,
     Rendered,
     Snapshot,
-    _action_rows,
-    _clip_alert,
-    _codes_text,
-    _fit,
-    _markup,
-    _name,
-    _short,
-    _signed,
+    action_rows,
+    bold_name,
+    clip_alert,
+    codes_text,
     escape_name,
+    fit_text,
+    inline_markup,
+    short_name,
+    signed,
 )
 from bot.render.tables import next_round_note
 from rules.events import (
@@ -56,11 +56,11 @@ def _payment(stake: int, net: int, outcome: str, lang: str, due: int = 0) -> str
 def result(s: Snapshot, settled: RoundSettled) -> Rendered:
     game, lang = s.game, s.lang
     head = [t("result-header", lang, round=settled.round_no)]
-    banker_cards = _codes_text(settled.banker_cards) or t("table-no_cards", lang)
+    banker_cards = codes_text(settled.banker_cards) or t("table-no_cards", lang)
     banker_line = t(
         "result-banker",
         lang,
-        name=_name(s, settled.banker),
+        name=bold_name(s, settled.banker),
         cards=banker_cards,
         total=settled.banker_total,
     )
@@ -71,7 +71,7 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
     banker_net = 0
     for r in settled.results:
         if r.outcome == "out":
-            body.append(t("result-out_row", lang, name=_name(s, r.player)))
+            body.append(t("result-out_row", lang, name=bold_name(s, r.player)))
             continue
         banker_net -= r.net
         marks = []
@@ -90,15 +90,15 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
             t(
                 "result-row",
                 lang,
-                name=_name(s, r.player),
-                cards=_codes_text(r.cards) or t("table-no_cards", lang),
+                name=bold_name(s, r.player),
+                cards=codes_text(r.cards) or t("table-no_cards", lang),
                 total=total,
                 payment=_payment(r.stake, r.net, r.outcome, lang, r.due),
             )
         )
     tail = [
         "",
-        t("result-banker_net", lang, amount=_signed(banker_net)),
+        t("result-banker_net", lang, amount=signed(banker_net)),
         t("result-bank", lang, bank=settled.bank),
         t("result-balances", lang),
     ]
@@ -107,25 +107,25 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
         t(
             "result-balance_row_bank",
             lang,
-            name=_name(s, p),
+            name=bold_name(s, p),
             amount=amount + settled.bank,
             bank=settled.bank,
         )
         if p == settled.banker and settled.bank > 0
-        else t("result-balance_row", lang, name=_name(s, p), amount=amount)
+        else t("result-balance_row", lang, name=bold_name(s, p), amount=amount)
         for p, amount in settled.balances
     ]
     note = next_round_note(s, lang) if game.phase is Phase.ROUND_OVER else ""
     if note:
         balances = [*balances, "", note]
     deck = _deck_reveal(settled, lang)
-    text_ = _fit(head, body, [*tail, *balances, *deck], lang)
+    text_ = fit_text(head, body, [*tail, *balances, *deck], lang)
     if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
-        text_ = _fit(head, body, [*tail, *deck], lang)
+        text_ = fit_text(head, body, [*tail, *deck], lang)
     rows: list[list[InlineKeyboardButton]] = []
     if game.phase is Phase.ROUND_OVER:
-        rows = _action_rows(s, peek=False)
-    return Rendered(text_, _markup(rows))
+        rows = action_rows(s, peek=False)
+    return Rendered(text_, inline_markup(rows))
 
 
 # ---------------------------------------------------------------------- provably fair deck
@@ -156,12 +156,12 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
             t("verify-commitment", lang, value=html.escape(shuffle.commitment)),
             t("verify-salt", lang, value=html.escape(shuffle.salt)),
             # Cards as the table shows them; the codes that are hashed are explained in words.
-            t("verify-order", lang, value=_codes_text(shuffle.order)),
+            t("verify-order", lang, value=codes_text(shuffle.order)),
             t(
                 "verify-dealt",
                 lang,
                 count=len(shuffle.dealt),
-                value=_codes_text(shuffle.dealt) or "—",
+                value=codes_text(shuffle.dealt) or "—",
             ),
             t("verify-hash_ok" if hash_ok else "verify-hash_bad", lang)
             + " · "
@@ -193,11 +193,11 @@ def session_end(
     ranked = sorted(ended.balances, key=lambda pair: -pair[1])
     body = [
         f"{MEDALS[i] if i < len(MEDALS) else f'{i + 1}.'} "
-        + t("result-balance_row", lang, name=_name(s, p), amount=amount)
+        + t("result-balance_row", lang, name=bold_name(s, p), amount=amount)
         for i, (p, amount) in enumerate(ranked)
     ]
     tail = ["", t("end-new_game", lang)]
-    return Rendered(_fit(head, body, tail, lang), None)
+    return Rendered(fit_text(head, body, tail, lang), None)
 
 
 def _end_details(s: Snapshot, ended: SessionEnded, lang: str) -> list[str]:
@@ -210,7 +210,7 @@ def _end_details(s: Snapshot, ended: SessionEnded, lang: str) -> list[str]:
         groups.append(("end-dealt", ended.dealt))
     for key, players in groups:
         if players:
-            lines.append(t(key, lang, names=", ".join(_name(s, p) for p in players)))
+            lines.append(t(key, lang, names=", ".join(bold_name(s, p) for p in players)))
     return lines
 
 
@@ -237,4 +237,4 @@ def end_confirm(
 
 def end_not_yours(name: str, lang: str) -> str:
     """The alert for someone else's press on «end the game?» (plain text: alerts have no HTML)."""
-    return _clip_alert(t("endgame-not_yours", lang, name=_short(name)))
+    return clip_alert(t("endgame-not_yours", lang, name=short_name(name)))

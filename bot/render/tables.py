@@ -12,15 +12,15 @@ from bot.render.common import (
     TIMED_PHASES,
     Rendered,
     Snapshot,
-    _action_rows,
-    _app_rows,
-    _fit,
-    _markup,
-    _name,
-    _preset_label,
+    action_rows,
+    app_rows,
+    bold_name,
     card,
     cards_text,
+    fit_text,
+    inline_markup,
     mention,
+    preset_label,
 )
 from rules.events import (
     BankBroken,
@@ -53,7 +53,7 @@ def turn_mention(user_id: int, raw_name: str, lang: str) -> str:
 # ---------------------------------------------------------------------- the table
 
 
-def _round_banker(game: Game) -> int | None:
+def round_banker(game: Game) -> int | None:
     """The banker of the round on the table (the bank may have passed since it ended)."""
     for player in game.hands:
         if player not in game.order:
@@ -61,7 +61,7 @@ def _round_banker(game: Game) -> int | None:
     return game.banker
 
 
-def _status(s: Snapshot, hand: Hand, lang: str) -> str:
+def hand_status(s: Snapshot, hand: Hand, lang: str) -> str:
     game = s.game
     status = hand.status
     if status is HandStatus.BUST and not hand.revealed:
@@ -87,7 +87,7 @@ def _status(s: Snapshot, hand: Hand, lang: str) -> str:
     return t(key, lang)
 
 
-def _public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
+def public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
     if not hand.cards:
         return t("table-no_cards", lang)
     shown = cards_text(hand.visible_to_others())
@@ -107,38 +107,42 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
         if hand.stake:
             details.append(t("table-stake", lang, amount=hand.stake))
         if hand.cards:
-            details.append(_public_cards(s, hand, lang))
-        details.append(_status(s, hand, lang))
+            details.append(public_cards(s, hand, lang))
+        details.append(hand_status(s, hand, lang))
     if game.is_seated(player):
         seat = game.seat(player)
         details.append(t("table-balance", lang, amount=seat.balance))
         if seat.leaving:
             details.append(t("status-leaving", lang))
     return t(
-        "table-player_row", lang, place=place, name=_name(s, player), details=" · ".join(details)
+        "table-player_row",
+        lang,
+        place=place,
+        name=bold_name(s, player),
+        details=" · ".join(details),
     )
 
 
-def _prompt(s: Snapshot, legal: Legal, lang: str) -> str:
+def table_prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     game = s.game
     actor = legal.actor
     if legal.phase is Phase.BANK and actor is not None:
-        return t("prompt-bank", lang, name=_name(s, actor), maximum=legal.maximum)
+        return t("prompt-bank", lang, name=bold_name(s, actor), maximum=legal.maximum)
     if s.paused and game.phase is not Phase.ROUND_OVER and actor is not None:
-        return t("prompt-paused", lang, name=_name(s, actor))
+        return t("prompt-paused", lang, name=bold_name(s, actor))
     if legal.phase is Phase.STAKE and actor is not None:
         prompt = t(
             "prompt-stake",
             lang,
-            name=_name(s, actor),
+            name=bold_name(s, actor),
             minimum=legal.minimum,
             maximum=legal.maximum,
         )
-        return prompt + _cover_note(game, actor, legal, lang)
+        return prompt + cover_note(game, actor, legal, lang)
     if legal.phase is Phase.DRAW and actor is not None:
-        return t("prompt-draw", lang, name=_name(s, actor))
+        return t("prompt-draw", lang, name=bold_name(s, actor))
     if legal.phase is Phase.BANKER and actor is not None:
-        return t("prompt-banker", lang, name=_name(s, actor))
+        return t("prompt-banker", lang, name=bold_name(s, actor))
     if game.phase is Phase.ROUND_OVER:
         return next_round_note(s, lang) or t("prompt-round_over", lang)
     if game.phase is Phase.ENDED:
@@ -147,7 +151,7 @@ def _prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     return ""
 
 
-def _cover_note(game: Game, player: int, legal: Legal, lang: str) -> str:
+def cover_note(game: Game, player: int, legal: Legal, lang: str) -> str:
     """« · ⚠ the bank is sure to pay up to N» when a stake within the range may be paid only in
     part (the bank may owe the others first); empty when every allowed stake is covered."""
     cover = game.stake_cover(player)
@@ -168,7 +172,7 @@ def next_round_note(s: Snapshot, lang: str) -> str:
     return t("prompt-next_round_in", lang, seconds=seconds)
 
 
-def _time_left(s: Snapshot, lang: str) -> str:
+def time_left(s: Snapshot, lang: str) -> str:
     if s.deadline is None or s.game.phase not in TIMED_PHASES or s.paused:
         return ""
     seconds = max(0, int(s.deadline - s.now + 0.999))
@@ -184,7 +188,7 @@ def shown_round(game: Game) -> int:
 def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     """The live table message of the group; ``news`` (from :func:`announce`) goes at the end."""
     game, lang = s.game, s.lang
-    preset = _preset_label(game.variant.name, lang)
+    preset = preset_label(game.variant.name, lang)
     round_no = shown_round(game)
     if round_no:
         header = t("table-header", lang, round=round_no, preset=preset)
@@ -198,7 +202,7 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
             t(
                 "table-banker_own",
                 lang,
-                name=_name(s, game.banker),
+                name=bold_name(s, game.banker),
                 bank=game.bank,
                 own=own,
                 total=own + game.bank,
@@ -215,14 +219,14 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     body: list[str] = []
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
     listed: set[int] = set()
-    round_banker = _round_banker(game) if in_round else None
-    if round_banker is not None and round_banker in game.hands:
-        banker_hand = game.hands[round_banker]
-        cards = _public_cards(s, banker_hand, lang)
+    banker_now = round_banker(game) if in_round else None
+    if banker_now is not None and banker_now in game.hands:
+        banker_hand = game.hands[banker_now]
+        cards = public_cards(s, banker_hand, lang)
         if game.phase is Phase.BANKER or banker_hand.revealed:
-            cards += " · " + _status(s, banker_hand, lang)
-        body.append(t("table-banker_row", lang, name=_name(s, round_banker), cards=cards))
-        listed.add(round_banker)
+            cards += " · " + hand_status(s, banker_hand, lang)
+        body.append(t("table-banker_row", lang, name=bold_name(s, banker_now), cards=cards))
+        listed.add(banker_now)
     if in_round:
         for place, player in enumerate(game.order, 1):
             body.append(_player_line(s, place, player, lang))
@@ -230,26 +234,26 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     others = [p for p in game.players if p not in listed and p != game.banker]
     if others:
         if in_round:
-            names = ", ".join(_name(s, p) for p in others)
+            names = ", ".join(bold_name(s, p) for p in others)
             body.append(t("table-waiting_next", lang, names=names))
         else:
             start = len(listed) + 1
             body.extend(_player_line(s, start + i, p, lang) for i, p in enumerate(others))
     legal = game.legal_actions()
     tail: list[str] = [""]
-    prompt = _prompt(s, legal, lang)
-    timer = _time_left(s, lang)
+    prompt = table_prompt(s, legal, lang)
+    timer = time_left(s, lang)
     if prompt and timer:
         tail.append(f"{prompt} · {timer}")
     elif prompt or timer:
         tail.append(prompt or timer)
     for line in news[-5:]:
         tail.append(t("table-news", lang, text=line))
-    text_ = _fit(head, body, tail, lang)
+    text_ = fit_text(head, body, tail, lang)
     if game.phase is Phase.ENDED:
         return Rendered(text_, None)
-    rows = [*_action_rows(s, peek=True), *_app_rows(s, lang, private=False)]
-    return Rendered(text_, _markup(rows))
+    rows = [*action_rows(s, peek=True), *app_rows(s, lang, private=False)]
+    return Rendered(text_, inline_markup(rows))
 
 
 # ---------------------------------------------------------------------- news
@@ -261,7 +265,7 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
     notes: list[str] = []
 
     def name(player: int) -> str:
-        return _name(s, player)
+        return bold_name(s, player)
 
     for event in events:
         if isinstance(event, TwentyOne):

@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import web
@@ -40,14 +40,17 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
 from bot import deep_links, render
-from bot.callbacks import Act
+from bot.actions import Actions
+from bot.callbacks import ACT_COMMANDS, Act
+from bot.delivery import Delivery
 from bot.game_state import View, meta_of
-from bot.handlers.common import Runtime, odds_text, perform
-from bot.handlers.game import ACT_COMMANDS
 from bot.languages import personal
+from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
+from bot.replicas import Replica
 from bot.screens import end_note
-from bot.service import Actor, AlreadyDone, Command, Duplicate, Refused, news_events
+from bot.service import Actor, Command, GameService, news_events
 from bot.service_reads import StoredGame
+from bot.settings import Settings
 from bot.webapp import view as page_view
 from bot.webapp.init_data import InitData, InitDataError, secret_key, validate
 from rules.events import RoundSettled
@@ -72,6 +75,19 @@ MAX_BODY = 4096
 MEMBERS = frozenset(
     {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.MEMBER}
 )
+
+
+class Backend(Protocol):
+    """What the Mini App uses of the bot's runtime (`bot.handlers.common.Runtime` is one): it
+    acts through the same :class:`~bot.actions.Actions` as the chat's buttons, and reads what
+    delivery knows."""
+
+    settings: Settings
+    service: GameService
+    delivery: Delivery
+    replica: Replica | None
+    actions: Actions
+    bot_username: str
 
 
 class Problem(Exception):
@@ -107,7 +123,7 @@ def _static(name: str) -> bytes:
 class MiniApp:
     def __init__(
         self,
-        rt: Runtime,
+        rt: Backend,
         *,
         token: str,
         max_age: float,
@@ -464,52 +480,53 @@ class MiniApp:
         lang, user = asker.lang, asker.init.user
         stored = await self.rt.service.stored_game(game_id)
         if stored is None or stored.status == "finished":
-            return self._refused(asker, "game_over", {}, None)
+            return self._refused(asker, Refusal("game_over"), None)
         view = await self._view_of(stored)
         if not await self._may_see(asker, view):
             raise Problem(403, "not_member", "app-not_member")
         asker = Asker(asker.init, lang, stored.chat_id, stored.thread_id)
         if act is Act.ODDS:
-            found = odds_text(view.game, user.id, lang)
-            return _json({"ok": True, "toast": found or render.text("odds-not_drawing", lang)})
+            return _json({"ok": True, "toast": render.odds_text(view.game, user.id, lang)})
         actor = Actor(user.id, _display_name(asker.init))
-        kind = ACT_COMMANDS[act]
-        try:
-            outcome = await perform(
-                self.rt,
-                game_id,
-                actor,
-                Command(kind, amount),
-                button_version=version,
-                # Pressed at the table itself: the page shows only a table its person sees.
-                origin=stored.chat_id,
-            )
-        except Refused as refused:
-            return self._refused(asker, refused.code, refused.params, await self._game_for(asker))
-        except Duplicate:  # pragma: no cover - the page's presses carry no update id
+        result = await self.rt.actions.act(
+            game_id,
+            actor,
+            Command(ACT_COMMANDS[act], amount),
+            button_version=version,
+            # Pressed at the table itself: the page shows only a table its person sees.
+            origin=stored.chat_id,
+        )
+        said = render.toast(
+            result,
+            lang,
+            lambda shown: self.rt.delivery.snapshot(shown, lang),
+            bot_username=self.rt.bot_username,
+        )
+        if isinstance(result, Refusal):
+            return self._refused(asker, result, await self._game_for(asker))
+        if isinstance(result, Ignored):  # pragma: no cover - the page's presses carry no update id
             return _json({"ok": True, "toast": None})
-        except AlreadyDone as done:
-            text_ = render.text("pressed-done", lang)
-            view = await self._view_of(done.stored)
-            if done.game.is_seated(user.id):
-                snap = self.rt.delivery.snapshot(view, lang)
-                text_ += " " + render.peek(snap, user.id, lang)
-            return _json({"ok": True, "toast": text_, "state": self._state_of(asker, view)})
-        fresh = View(outcome.stored, outcome.game, outcome.meta, outcome.chat)
-        self.seen(fresh)
-        toast = None
-        if kind == "join":
-            toast = render.text("joined", lang)
-        elif kind in ("hit", "dark", "stand", "bet", "bank") and outcome.game.is_seated(user.id):
-            toast = render.peek(self.rt.delivery.snapshot(fresh, lang), user.id, lang)
-        newest = self._views.get(game_id) or fresh
-        return _json({"ok": True, "toast": toast, "state": self._state_of(asker, newest)})
+        if isinstance(result, Repeated):
+            state = self._state_of(asker, result.view)
+            return _json({"ok": True, "toast": said.text, "state": state})
+        assert isinstance(result, Done | Joined)
+        fresh = result.outcome.view
+        known = self._views.get(game_id)
+        newest = known if known is not None and known.version > fresh.version else fresh
+        answer: dict[str, Any] = {"ok": True, "toast": said.text}
+        if said.url is not None:
+            answer["link"] = said.url
+        answer["state"] = self._state_of(asker, newest)
+        # Answered once committed; then shown (timers, delivery, the pages of the table).
+        response = _json(answer)
+        await response.prepare(request)
+        await response.write_eof()
+        await self.rt.actions.publish(result.outcome)
+        return response
 
-    def _refused(
-        self, asker: Asker, code: str, params: dict[str, Any], view: View | None
-    ) -> web.Response:
-        message = render.refusal(code, params, asker.lang)
-        answer: dict[str, Any] = {"ok": False, "error": code, "message": message}
+    def _refused(self, asker: Asker, refused: Refusal, view: View | None) -> web.Response:
+        message = render.toast(refused, asker.lang, self.rt.delivery.snapshot).text
+        answer: dict[str, Any] = {"ok": False, "error": refused.code, "message": message}
         if view is not None:
             answer["state"] = self._state_of(asker, view)
         return _json(answer, 409)

@@ -20,12 +20,9 @@ from functools import cache
 from typing import Any
 
 from bot import render
-from bot.callbacks import Act, parse_game
+from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import ROUND_PHASES, TIMED_PHASES
-from bot.render.common import _action_rows as action_rows  # the chat's keyboards' buttons
-from bot.render.tables import _prompt as table_prompt  # the chat's words: one name per thing
-from bot.render.tables import _status as table_status
 from rules.cards import Card
 from rules.events import RoundSettled
 from rules.scoring import hand_value
@@ -88,7 +85,7 @@ def _round_banker(s: render.Snapshot) -> int | None:
 
 def _status(s: render.Snapshot, hand: Hand, lang: str) -> str:
     """The hand's status in the table's words (a banker's bust stays hidden until shown)."""
-    return plain(table_status(s, hand, lang))
+    return plain(render.hand_status(s, hand, lang))
 
 
 def _seat(
@@ -155,8 +152,9 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
 
 
 def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]:
-    """The buttons this person may press now, drawn by the chat's own keyboards (so the page
-    offers exactly the amounts and labels the chat does), less those meant for someone else."""
+    """The buttons this person may press now: the offers of the chat's own keyboards (so the
+    page offers exactly the amounts and labels the chat does, from the game's legal actions),
+    less those meant for someone else."""
     game = s.game
     local = replace(s, lang=lang)
     legal = game.legal_actions()
@@ -164,16 +162,15 @@ def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]
     if game.phase is Phase.ENDED:
         return []
     if game.phase is Phase.LOBBY:
-        markup = render.lobby(local).markup
-        rows = markup.inline_keyboard if markup is not None else ()
+        rows = render.lobby_offers(local)
         allowed = {Act.LEAVE, Act.START} if seated else {Act.JOIN}
         if viewer == s.creator_id:
             allowed.add(Act.CANCEL)
     elif legal.actor == viewer and legal.phase in TIMED_PHASES and not s.paused:
-        rows = tuple(tuple(row) for row in action_rows(local, peek=False))  # the private hand's
+        rows = render.action_offers(local, peek=False)  # the private hand's
         allowed = set(PAGE_ACTS)
     else:
-        rows = tuple(tuple(row) for row in action_rows(local, peek=False))  # the table's
+        rows = render.action_offers(local, peek=False)  # the table's
         allowed = set()
         if seated:
             allowed |= {Act.NEXT, Act.RESUME}
@@ -181,21 +178,12 @@ def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]
                 allowed.add(Act.PASS)
         else:
             allowed.add(Act.JOIN)
-    found: list[dict[str, Any]] = []
-    for row in rows:
-        for button in row:
-            data = button.callback_data
-            pressed = parse_game(data if isinstance(data, str) else None)
-            if pressed is None or pressed.act not in allowed:
-                continue
-            found.append(
-                {
-                    "act": pressed.act.value,
-                    "label": button.text,
-                    "amount": pressed.amount,
-                    "version": pressed.version,
-                }
-            )
+    found = [
+        {"act": offer.act.value, "label": offer.label, "amount": offer.amount, "version": s.version}
+        for row in rows
+        for offer in row
+        if offer.act in allowed
+    ]
     if not seated and game.phase is not Phase.LOBBY:
         # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
         found.append(
@@ -223,7 +211,7 @@ def _turn(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
 
 
 def _prompt(s: render.Snapshot, lang: str) -> str:
-    return plain(table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
+    return plain(render.table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
 
 
 def table_state(

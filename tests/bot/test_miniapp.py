@@ -22,7 +22,15 @@ from bot.webapp.init_data import InitDataError, secret_key, validate
 from localbotapi import BotApiServer, FakeUser
 from localbotapi.webapp import init_data
 from rules.table import Phase
-from tests.bot.conftest import TOKEN, Harness, make_settings, start_harness, stop_harness
+from tests.bot.conftest import (
+    TOKEN,
+    Harness,
+    make_settings,
+    plain,
+    start_harness,
+    stop_harness,
+)
+from tests.bot.test_refill import lose_chips
 
 DECK = ["10S", "9S", "7H", "AS", "8D", "KD", "10D", "6C", "6D"]
 
@@ -296,6 +304,33 @@ async def test_joining_from_the_page_seats_a_member_for_the_next_round(pages: Pa
     assert status == 200, body
     seated = [seat["player"] for seat in (await h.stored()).state["engine"]["seats"]]
     assert gosha.id in seated
+    # The page says what the chat's button says: he plays from the next round, and his cards
+    # go to the private chat he has not opened yet (the chat's answer opens it; the page
+    # offers the same link).
+    link = f"https://t.me/{h.bot.username}?start=g{(await h.stored()).game_id}"
+    hint = render.text("joined-private", "ru", bot=h.bot.username)
+    assert body["toast"] == render.text("joined_next", "ru") + " " + hint
+    assert body["link"] == link
+    # The chat's /join says the same of the next round.
+    dima = h.newcomer("Дима")
+    await h.say(dima, "/join")
+    assert any(plain(render.text("joined_next", "ru")) in text for text in h.group_texts())
+
+
+async def test_the_page_joins_with_the_chats_words(pages: Pages) -> None:
+    """A seat taken from the page in the lobby, by someone whose private chat is open: the
+    chat's «seated» toast, no link; a broke player's seat comes with the refill's note."""
+    h = pages.h
+    anya, boris, vika = h.users
+    await h.say(anya, "/newgame classic36")
+    status, body = await pages.act(boris, "join")
+    assert status == 200, body
+    assert body["toast"] == render.text("joined", "ru") and "link" not in body
+    await lose_chips(h, vika, anya)
+    status, body = await pages.act(vika, "join")
+    assert status == 200, body
+    assert body["toast"] == render.text("refill-toast", "ru", amount=1000)
+    assert any(s["player"] == vika.id for s in (await h.stored()).state["engine"]["seats"])
 
 
 # ---------------------------------------------------------------------- live

@@ -12,7 +12,7 @@ from telegram import InlineKeyboardMarkup
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.commands import COMMANDS, sections
-from bot.render.common import _fit
+from bot.render.common import fit_text
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
@@ -392,7 +392,7 @@ def test_big_table_fits() -> None:
 
 def test_fit_drops_lines_gracefully() -> None:
     body = [f"<b>{i}</b>" + "x" * 500 for i in range(20)]
-    text = _fit(["head"], body, ["tail"], "ru")
+    text = fit_text(["head"], body, ["tail"], "ru")
     assert len(text) <= render.MAX_TEXT and "… и ещё" in text and text.endswith("tail")
     valid_html(text)
 

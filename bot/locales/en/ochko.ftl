@@ -483,6 +483,7 @@ refusal-cannot_pass_bank_never = In this rule set the bank is not handed on at w
 refusal-admins_only = Only the group's admins can do this.
 refusal-not_paused = The game is going on — waiting for a turn.
 joined_next = You're seated ✅ A round is on — you play from the next one.
+joined-private = Your cards come in the private chat with @{ $bot } — open it.
 end-reason-expired = Nobody played for too long.
 end-reason-unreachable = The bot can no longer write to this chat.
 end-declined = Turned the bank down: { $names }

@@ -508,6 +508,7 @@ refusal-cannot_pass_bank_never = В этом варианте банк по же
 refusal-admins_only = Это могут только админы группы.
 refusal-not_paused = Игра и так идёт — ждём хода.
 joined_next = Вы за столом ✅ Раунд уже идёт — играете со следующего.
+joined-private = Карты придут в личку с @{ $bot } — откройте её.
 end-reason-expired = Слишком долго никто не ходил.
 end-reason-unreachable = Бот больше не может писать в этот чат.
 end-declined = Отказались от банка: { $names }

@@ -1,0 +1,163 @@
+"""Acting on a game: the one way in for both front ends, the chat's handlers and the Mini App.
+
+:meth:`Actions.act` runs a command under the game's lock (`bot.locks`) through
+:meth:`bot.service.GameService.act` — one transaction, committed before anything is answered —
+and returns a typed result (:mod:`bot.outcomes`). The front end answers with it at once (a
+callback query's toast, the page's response) and only then hands the committed version on with
+:meth:`Actions.publish`: the turn timers are re-armed and delivery (with the Mini App's pages
+that follow it) shows it. Nothing slow stands between the commit and the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from cachetools import LRUCache
+
+from bot.errors import AlreadyDone, Duplicate, Refused
+from bot.game_state import View, meta_of
+from bot.locks import KeyedLocks
+from bot.outcomes import (
+    Done,
+    Ignored,
+    Joined,
+    Outcome,
+    Refusal,
+    Repeated,
+    Result,
+    joined_mid_round,
+    refill_of,
+)
+from bot.service import Actor, Command, GameService
+
+log = logging.getLogger(__name__)
+# An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
+# cards, stakes and stands only at DEBUG: a busy bot acts hundreds of times a second.
+ROUND_EVENTS = frozenset(
+    {
+        "seated",
+        "left",
+        "banker_chosen",
+        "bank_set",
+        "round_started",
+        "round_settled",
+        "bank_broken",
+        "bank_passed",
+        "session_ended",
+    }
+)
+PUBLISHED_KEEP = 4096  # games whose newest published version is remembered
+
+
+class Clocks(Protocol):
+    """The turn timers (`bot.timers`): the latest deadline armed for a game wins."""
+
+    def arm(self, game_id: int, deadline: float | None) -> None: ...
+
+
+class Shows(Protocol):
+    """Delivery (`bot.delivery.Delivery`): shows a committed version where it belongs."""
+
+    async def committed(self, view: View) -> None: ...
+
+
+class Actions:
+    def __init__(
+        self,
+        service: GameService,
+        locks: KeyedLocks,
+        clocks: Clocks,
+        shows: Shows,
+    ) -> None:
+        self.service = service
+        self.locks = locks
+        self.clocks = clocks
+        self.shows = shows
+        # game -> the newest version handed on. Answering first lets two actions on one game
+        # reach publish() out of order (the first one's answer took longer): an older
+        # version must not re-arm the timer over a newer one's deadline.
+        self._published: LRUCache[int, int] = LRUCache(PUBLISHED_KEEP)
+
+    async def commit(
+        self,
+        game_id: int,
+        actor: Actor | None,
+        command: Command,
+        *,
+        update_id: int | None = None,
+        button_version: int | None = None,
+        origin: int | None = None,
+    ) -> Outcome:
+        """Run one command under the game's lock and commit it; raises the service's refusals
+        (:class:`~bot.errors.Refused`, :class:`~bot.errors.Duplicate`,
+        :class:`~bot.errors.AlreadyDone`). Nothing is shown yet: see :meth:`publish`."""
+        async with self.locks.hold(game_id):
+            return await self.service.act(
+                game_id,
+                actor,
+                command,
+                update_id=update_id,
+                button_version=button_version,
+                origin=origin,
+            )
+
+    async def act(
+        self,
+        game_id: int,
+        actor: Actor,
+        command: Command,
+        *,
+        update_id: int | None = None,
+        button_version: int | None = None,
+        origin: int | None = None,
+    ) -> Result:
+        """A person's command, committed or refused, as a typed result. A committed one
+        (:class:`~bot.outcomes.Done`, :class:`~bot.outcomes.Joined`) still has to be handed
+        to :meth:`publish` once it is answered."""
+        try:
+            outcome = await self.commit(
+                game_id,
+                actor,
+                command,
+                update_id=update_id,
+                button_version=button_version,
+                origin=origin,
+            )
+        except Refused as refused:
+            return Refusal(refused.code, refused.params)
+        except Duplicate:
+            return Ignored()
+        except AlreadyDone as done:
+            chat = await self.service.chat(done.stored.chat_id)
+            view = View(done.stored, done.game, meta_of(done.stored), chat)
+            return Repeated(view, actor.user_id)
+        return await self.result_of(outcome, command.kind, actor.user_id)
+
+    async def result_of(self, outcome: Outcome, kind: str, user: int) -> Done | Joined:
+        """What a committed command of ``user`` came to."""
+        if kind != "join":
+            return Done(outcome, kind, user)
+        known = await self.service.user(user)
+        return Joined(
+            outcome,
+            user,
+            next_round=joined_mid_round(outcome.game, user),
+            refill=refill_of(outcome.events),
+            needs_private=known is None or not known.private_opened,
+        )
+
+    async def publish(self, outcome: Outcome) -> None:
+        """Hand a committed version on: the turn timer, then delivery (and the pages)."""
+        game_id, version = outcome.stored.game_id, outcome.stored.version
+        newest = self._published.get(game_id)
+        if newest is None or newest < version:
+            self._published[game_id] = version
+            self.clocks.arm(game_id, outcome.stored.deadline)
+        await self.shows.committed(outcome.view)  # (delivery keeps the newest version itself)
+        kinds = [event.kind for event in outcome.events]
+        level = logging.INFO if ROUND_EVENTS.intersection(kinds) else logging.DEBUG
+        if kinds and log.isEnabledFor(level):
+            log.log(
+                level, "game=%s chat=%s events=%s", game_id, outcome.stored.chat_id, ",".join(kinds)
+            )
