@@ -20,7 +20,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from bot.errors import AlreadyDone, Duplicate, Refused, explained
+from bot.errors import AlreadyDone, Duplicate, Refused
 from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
 from bot.outcomes import Outcome
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
@@ -311,10 +311,8 @@ class GameService(ServiceReads, ServiceSettings):
                 events = await self._perform(tx, stored, game, meta, actor, command, admin)
                 events += self._play_house(game)
             except RulesError as error:
-                refused = Refused.from_rules(error, meta.names)
-                if actor is not None:
-                    refused = explained(refused, game, actor.user_id, command.kind, meta.names)
-                raise refused from None
+                # The engine's refusal, said by the engine as the real reason (rules.refusals).
+                raise Refused.from_rules(error, meta.names) from None
             if actor is not None:
                 meta.idle_round = False
                 meta.paused = False
@@ -427,7 +425,7 @@ class GameService(ServiceReads, ServiceSettings):
             if not game.is_seated(user):
                 raise Refused("not_seated", player=user)
             if game.phase is Phase.ROUND_OVER:
-                return self._next(game, meta)
+                return self._next(game, meta, user)
             if not meta.paused:
                 raise Refused("not_paused")
             meta.actor_since = stored.version + 1
@@ -437,11 +435,11 @@ class GameService(ServiceReads, ServiceSettings):
         if kind == "start":
             if not game.is_seated(user):
                 raise Refused("not_seated", player=user)
-            return game.start()
+            return game.start(user)
         if kind == "next":
             if not game.is_seated(user):
                 raise Refused("not_seated", player=user)
-            return self._next(game, meta)
+            return self._next(game, meta, user)
         amount = command.amount
         if kind in ("bank", "bet") and amount is None:
             # No usable number: the engine says what is wrong with "nothing" (not your turn,
@@ -499,9 +497,9 @@ class GameService(ServiceReads, ServiceSettings):
         minutes = max(1, math.ceil(wait / 60))
         return "wait", params | {"hours": minutes // 60, "minutes": minutes % 60}
 
-    def _next(self, game: Game, meta: Meta) -> list[Event]:
+    def _next(self, game: Game, meta: Meta, user: int | None = None) -> list[Event]:
         meta.idle_round = True
-        return game.next_round()
+        return game.next_round(user)
 
     @staticmethod
     def _play_house(game: Game) -> list[Event]:

@@ -86,3 +86,65 @@ class CannotCoverStake(IllegalAction):
     ``minimum`` is the balance a seat needs, ``balance`` the one offered."""
 
     code = "cannot_cover_stake"
+
+
+# The refusals said as the real reason, with the way forward (:mod:`rules.refusals`): what the
+# game waits for now and from whom. Each keeps the class of the plain refusal it refines.
+
+
+class StakeFirst(WrongPhase):
+    """A card asked for (or a stand) on one's own stake turn: ``minimum``..``maximum``."""
+
+    code = "stake_first"
+
+
+class BankFirst(WrongPhase):
+    """Anything but naming the bank by the banker whose turn that is."""
+
+    code = "bank_first"
+
+
+class YourDraw(WrongPhase):
+    """A move of another stage by the one who is drawing now; ``action`` says which."""
+
+    code = "your_draw"
+
+
+class RoundOn(WrongPhase):
+    """A move between rounds tried while a round is played; ``action`` and ``turn``."""
+
+    code = "round_on"
+
+
+class BankerNamesBank(NotYourTurn):
+    """Naming the bank by someone who is not the banker (``banker``)."""
+
+    code = "bank_by_banker"
+
+
+class NoBankToName(WrongPhase):
+    """Naming the bank where the rules do not: the banker puts up all his chips."""
+
+    code = "bank_all_in"
+
+
+class BankNamed(WrongPhase):
+    """Naming the bank again once the round is on (``bank`` in it)."""
+
+    code = "bank_named"
+
+
+class BankerDoesNotStake(IllegalAction):
+    code = "banker_no_stake"
+
+
+class DarkDrawOff(OptionDisabled):
+    code = "no_dark"
+
+
+class BankerNoDark(OptionDisabled):
+    code = "banker_no_dark"
+
+
+class AlreadyLeaving(IllegalAction):
+    code = "leaving_already"

@@ -26,6 +26,9 @@ class PlayActions(RoundFlow):
     # ------------------------------------------------------------------ stakes
 
     def verify_stake(self, player: int, amount: int) -> None:
+        self._judged("stake", player, lambda: self._check_stake(player, amount))
+
+    def _check_stake(self, player: int, amount: int) -> None:
         self._verify_to_act(player, Phase.STAKE)
         low, high = self.stake_range(player)
         if not is_whole(amount):
@@ -43,7 +46,7 @@ class PlayActions(RoundFlow):
                 )
             raise out_of_range("stake", low, high)
 
-    can_stake = permits(verify_stake)
+    can_stake = permits(_check_stake)  # a yes or a no needs no reason
 
     def stake(self, player: int, amount: int) -> list[Event]:
         self.verify_stake(player, amount)
@@ -58,6 +61,9 @@ class PlayActions(RoundFlow):
     # ------------------------------------------------------------------ drawing
 
     def verify_hit(self, player: int) -> None:
+        self._judged("hit", player, lambda: self._check_hit(player))
+
+    def _check_hit(self, player: int) -> None:
         self._verify_drawing(player)
         hand = self.hands[player]
         if len(hand.cards) >= self.variant.max_cards:
@@ -68,7 +74,7 @@ class PlayActions(RoundFlow):
         if not self.stock and not self.discards:
             raise DeckExhausted("no cards are left to deal")
 
-    can_hit = permits(verify_hit)
+    can_hit = permits(_check_hit)  # a yes or a no needs no reason
 
     def hit(self, player: int) -> list[Event]:
         self.verify_hit(player)
@@ -79,14 +85,17 @@ class PlayActions(RoundFlow):
         return self._finish()
 
     def verify_dark(self, player: int) -> None:
+        self._judged("dark", player, lambda: self._check_dark(player))
+
+    def _check_dark(self, player: int) -> None:
         if not self.variant.dark_draw:
             raise OptionDisabled("dark draw is off in this game", option="dark_draw")
         self._verify_drawing(player)
         if player == self.banker:
             raise OptionDisabled("the banker does not draw dark", option="dark_draw")
-        self.verify_hit(player)
+        self._check_hit(player)
 
-    can_dark = permits(verify_dark)
+    can_dark = permits(_check_dark)  # a yes or a no needs no reason
 
     def dark(self, player: int) -> list[Event]:
         """Take one card unseen; it ends the player's drawing and shows at the showdown."""
@@ -98,9 +107,12 @@ class PlayActions(RoundFlow):
         return self._finish()
 
     def verify_stand(self, player: int) -> None:
+        self._judged("stand", player, lambda: self._check_stand(player))
+
+    def _check_stand(self, player: int) -> None:
         self._verify_drawing(player)
 
-    can_stand = permits(verify_stand)
+    can_stand = permits(_check_stand)  # a yes or a no needs no reason
 
     def stand(self, player: int) -> list[Event]:
         self.verify_stand(player)
@@ -131,13 +143,17 @@ class PlayActions(RoundFlow):
             self._advance()
         return self._finish()
 
-    def verify_next_round(self) -> None:
+    def verify_next_round(self, player: int | None = None) -> None:
+        """``player``: who asks (his refusal says what to do instead), None for nobody's."""
+        self._judged("next_round", player, self._check_next_round)
+
+    def _check_next_round(self) -> None:
         self._verify_phase(Phase.ROUND_OVER)
 
-    can_next_round = permits(verify_next_round)
+    can_next_round = permits(_check_next_round)  # a yes or a no needs no reason
 
-    def next_round(self) -> list[Event]:
-        self.verify_next_round()
+    def next_round(self, player: int | None = None) -> list[Event]:
+        self.verify_next_round(player)
         self._begin({"a": "next_round"})
         self._open_round()
         return self._finish()

@@ -81,12 +81,15 @@ class SeatingActions(RoundFlow):
         return self._finish()
 
     def verify_leave(self, player: int) -> None:
+        self._judged("leave", player, lambda: self._check_leave(player))
+
+    def _check_leave(self, player: int) -> None:
         self._verify_not_over()
         seat = self.seat(player)
         if seat.leaving:
             raise IllegalAction("already leaving at the end of this round", player=player)
 
-    can_leave = permits(verify_leave)
+    can_leave = permits(_check_leave)  # a yes or a no needs no reason
 
     def leave(self, player: int) -> list[Event]:
         """Leave now between rounds; during a round, stand (or sit out) and leave when it ends."""
@@ -113,7 +116,11 @@ class SeatingActions(RoundFlow):
 
     # ------------------------------------------------------------------ start and bank
 
-    def verify_start(self) -> None:
+    def verify_start(self, player: int | None = None) -> None:
+        """``player``: who asks (his refusal says what to do instead), None for nobody's."""
+        self._judged("start", player, self._check_start)
+
+    def _check_start(self) -> None:
         self._verify_not_over()
         if self.phase is not Phase.LOBBY:
             raise WrongPhase("the game has already started", phase=self.phase.value)
@@ -124,11 +131,11 @@ class SeatingActions(RoundFlow):
                 minimum=self.variant.min_seats,
             )
 
-    can_start = permits(verify_start)
+    can_start = permits(_check_start)  # a yes or a no needs no reason
 
-    def start(self) -> list[Event]:
-        """Choose the first banker by lot and open the first round."""
-        self.verify_start()
+    def start(self, player: int | None = None) -> list[Event]:
+        """Choose the first banker by lot and open the first round (``player``: who asked)."""
+        self.verify_start(player)
         self._begin({"a": "start"})
         if self.house is not None and self.seat(self.house).balance >= 1:
             self._make_banker(self.house, by_lot=False)  # the house banks; no lot is drawn
@@ -141,12 +148,15 @@ class SeatingActions(RoundFlow):
         return self._finish()
 
     def verify_set_bank(self, player: int, amount: int) -> None:
+        self._judged("set_bank", player, lambda: self._check_set_bank(player, amount))
+
+    def _check_set_bank(self, player: int, amount: int) -> None:
         self._verify_to_act(player, Phase.BANK)
         maximum = self._bank_maximum()
         if not is_whole(amount) or not 1 <= amount <= maximum:
             raise out_of_range("bank", 1, maximum)
 
-    can_set_bank = permits(verify_set_bank)
+    can_set_bank = permits(_check_set_bank)  # a yes or a no needs no reason
 
     def set_bank(self, player: int, amount: int) -> list[Event]:
         self.verify_set_bank(player, amount)
@@ -156,6 +166,9 @@ class SeatingActions(RoundFlow):
         return self._finish()
 
     def verify_pass_bank(self, player: int) -> None:
+        self._judged("pass_bank", player, lambda: self._check_pass_bank(player))
+
+    def _check_pass_bank(self, player: int) -> None:
         self._verify_not_over()
         if self.banker != player:
             raise CannotPassBank(
@@ -181,7 +194,7 @@ class SeatingActions(RoundFlow):
                 why="rounds",
             )
 
-    can_pass_bank = permits(verify_pass_bank)
+    can_pass_bank = permits(_check_pass_bank)  # a yes or a no needs no reason
 
     def pass_bank(self, player: int) -> list[Event]:
         self.verify_pass_bank(player)

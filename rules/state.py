@@ -34,6 +34,7 @@ from rules.codec import (
 from rules.errors import AmountOutOfRange, GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
 from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
+from rules.refusals import precise
 from rules.scoring import HandValue, hand_value, is_natural
 from rules.table import Hand, HandStatus, Phase, Seat
 from rules.variants import StakeCap, Variant
@@ -360,6 +361,18 @@ class GameState:
         )
 
     # ------------------------------------------------------------------ internals: checks
+
+    def _judged(self, action: str, player: int | None, check: Callable[[], None]) -> None:
+        """Run the checks of ``player``'s ``action``; a refusal is raised as its real reason
+        (:func:`rules.refusals.precise`). ``can_x`` runs the checks alone: a yes or a no
+        needs no reason (and ``legal_actions`` asks several of them at every render)."""
+        try:
+            check()
+        except RulesError as error:
+            said = precise(self, action, player, error)
+            if said is error:
+                raise
+            raise said from None
 
     def _verify_not_over(self) -> None:
         if self.phase is Phase.ENDED:

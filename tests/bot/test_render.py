@@ -414,6 +414,18 @@ ERROR_CODES = [
     "not_enough_players",
     "invalid_variant",
     "illegal_action",
+    # the refusals said as the real reason (rules.refusals)
+    "stake_first",
+    "bank_first",
+    "your_draw",
+    "round_on",
+    "bank_by_banker",
+    "bank_all_in",
+    "bank_named",
+    "banker_no_stake",
+    "no_dark",
+    "banker_no_dark",
+    "leaving_already",
 ]
 BOT_CODES = [
     "no_chips_wait",

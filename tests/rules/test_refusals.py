@@ -8,20 +8,29 @@ from typing import Any
 import pytest
 
 from rules.errors import (
+    AlreadyLeaving,
     AlreadySeated,
     AmountOutOfRange,
+    BankerDoesNotStake,
+    BankerNamesBank,
+    BankerNoDark,
+    BankFirst,
+    BankNamed,
     CannotAfford,
     CannotPassBank,
+    DarkDrawOff,
     GameOver,
-    IllegalAction,
+    NoBankToName,
     NotEnoughPlayers,
     NotSeated,
     NotYourTurn,
-    OptionDisabled,
+    RoundOn,
     RulesError,
+    StakeFirst,
     TableFull,
     TooManyCards,
     WrongPhase,
+    YourDraw,
 )
 from rules.game import Game
 from rules.state import MAX_AMOUNT
@@ -144,19 +153,19 @@ CASES: list[Case] = [
     (lobby, "stand", (1,), WrongPhase, {"phase": "lobby", "expected": "draw"}),
     (lobby, "timeout", (), WrongPhase, {"phase": "lobby"}),
     (lobby, "next_round", (), WrongPhase, {"phase": "lobby", "expected": "round_over"}),
-    (lobby, "pass_bank", (1,), CannotPassBank, {"player": 1}),
+    (lobby, "pass_bank", (1,), WrongPhase, {"player": 1, "phase": "lobby"}),  # no banker yet
     # the banker names the bank
     (bank, "set_bank", (1, 0), AmountOutOfRange, {"minimum": 1, "maximum": 100, "what": "bank"}),
     (bank, "set_bank", (1, 101), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
     (bank, "set_bank", (1, -3), AmountOutOfRange, {"minimum": 1, "maximum": 100}),
-    (bank, "set_bank", (2, 10), NotYourTurn, {"player": 2, "turn": 1}),
+    (bank, "set_bank", (2, 10), BankerNamesBank, {"player": 2, "turn": 1, "banker": 1}),
     (bank, "set_bank", (9, 10), NotSeated, {"player": 9}),
     (bank, "pass_bank", (2,), CannotPassBank, {"player": 2}),
     (bank, "start", (), WrongPhase, {"phase": "bank"}),
     (bank, "join", (2, 5), AlreadySeated, {"player": 2}),
     # stakes
     (staking, "stake", (3, 5), NotYourTurn, {"player": 3, "turn": 2}),
-    (staking, "stake", (1, 5), NotYourTurn, {"player": 1, "turn": 2}),
+    (staking, "stake", (1, 5), BankerDoesNotStake, {"player": 1, "turn": 2}),
     (staking, "stake", (9, 5), NotSeated, {"player": 9}),
     (staking, "stake", (2, 0), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
     (staking, "stake", (2, -5), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
@@ -164,18 +173,18 @@ CASES: list[Case] = [
     # Above what the bank allows: out of range, whatever the balance could cover.
     (staking, "stake", (2, 51), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
     (staking, "stake", (2, 10**15), AmountOutOfRange, {"minimum": 1, "maximum": 40}),
-    (staking, "hit", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
-    (staking, "dark", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
-    (staking, "stand", (2,), WrongPhase, {"phase": "stake", "expected": "draw"}),
+    (staking, "hit", (2,), StakeFirst, {"phase": "stake", "minimum": 1, "maximum": 40}),
+    (staking, "dark", (2,), StakeFirst, {"phase": "stake", "expected": "draw"}),
+    (staking, "stand", (2,), StakeFirst, {"phase": "stake", "maximum": 40}),
     (staking, "next_round", (), WrongPhase, {"phase": "stake", "expected": "round_over"}),
-    (staking, "pass_bank", (1,), WrongPhase, {"phase": "stake"}),
+    (staking, "pass_bank", (1,), RoundOn, {"phase": "stake", "action": "pass_bank", "turn": 2}),
     # While someone is on the clock, anybody else's move is "not your turn", whatever it is.
-    (staking, "set_bank", (1, 5), NotYourTurn, {"player": 1, "turn": 2, "phase": "stake"}),
+    (staking, "set_bank", (1, 5), BankNamed, {"player": 1, "turn": 2, "bank": 40}),
     (staking, "hit", (3,), NotYourTurn, {"player": 3, "turn": 2, "phase": "stake"}),
     (staking, "stand", (1,), NotYourTurn, {"player": 1, "turn": 2}),
     (staking, "hit", (9,), NotSeated, {"player": 9}),
     (drawing, "stake", (3, 5), NotYourTurn, {"player": 3, "turn": 2, "phase": "draw"}),
-    (bank, "stake", (2, 5), NotYourTurn, {"player": 2, "turn": 1, "phase": "bank"}),
+    (bank, "stake", (2, 5), WrongPhase, {"player": 2, "turn": 1, "phase": "bank"}),
     (home_staking, "stake", (2, 5), CannotAfford, {"minimum": 1, "maximum": 4, "balance": 9}),
     (home_staking, "stake", (2, 0), AmountOutOfRange, {"minimum": 1, "maximum": 4}),
     # drawing
@@ -184,15 +193,15 @@ CASES: list[Case] = [
     (drawing, "hit", (9,), NotSeated, {"player": 9}),
     (drawing, "dark", (3,), NotYourTurn, {"player": 3, "turn": 2}),
     (drawing, "stand", (3,), NotYourTurn, {"player": 3, "turn": 2}),
-    (drawing, "stake", (2, 5), WrongPhase, {"phase": "draw", "expected": "stake"}),
-    (no_dark, "dark", (2,), OptionDisabled, {"option": "dark_draw"}),
-    (banker_drawing, "dark", (1,), OptionDisabled, {"option": "dark_draw"}),
+    (drawing, "stake", (2, 5), YourDraw, {"phase": "draw", "action": "stake"}),
+    (no_dark, "dark", (2,), DarkDrawOff, {"option": "dark_draw"}),
+    (banker_drawing, "dark", (1,), BankerNoDark, {"option": "dark_draw"}),
     (banker_drawing, "hit", (2,), NotYourTurn, {"player": 2, "turn": 1}),
-    (twodecks_banker, "dark", (1,), OptionDisabled, {"option": "dark_draw"}),
+    (twodecks_banker, "dark", (1,), DarkDrawOff, {"option": "dark_draw"}),
     (twodecks_banker, "hit", (2,), NotYourTurn, {"player": 2, "turn": 1}),
     (five_cards, "hit", (2,), TooManyCards, {"maximum": 5}),
     (five_cards, "dark", (2,), TooManyCards, {"maximum": 5}),
-    (leaving, "leave", (3,), IllegalAction, {"player": 3}),
+    (leaving, "leave", (3,), AlreadyLeaving, {"player": 3}),
     # between rounds
     (round_over, "pass_bank", (1,), CannotPassBank, {"rounds": 3, "played": 1}),
     (round_over, "pass_bank", (2,), CannotPassBank, {"banker": 1, "why": "not_banker"}),
@@ -265,3 +274,30 @@ def test_legal_actions_agree_with_can() -> None:
         assert getattr(game, f"can_{action}")(*args)
     assert "dark" not in banker_drawing().legal_actions().actions
     assert "hit" not in five_cards().legal_actions().actions
+
+
+# The refusal said as its real reason, with the way forward (rules.refusals): the same for every
+# caller of verify_x, whoever draws it (the chat, the Mini App).
+def test_a_move_of_another_stage_by_the_one_to_act_says_what_to_do() -> None:
+    game = bank()
+    with pytest.raises(BankFirst) as named:
+        game.verify_hit(1)  # the banker, whose turn it is to name the bank
+    assert named.value.params == named.value.params | {"minimum": 1, "maximum": 100}
+    game.set_bank(1, 40)
+    with pytest.raises(StakeFirst) as staked:
+        game.verify_start(2)  # /deal typed by the one to stake
+    assert staked.value.params["maximum"] == 40
+    with pytest.raises(RoundOn) as on:
+        game.verify_next_round(3)  # someone else
+    assert on.value.params["action"] == "next_round" and on.value.params["turn"] == 2
+    # Without a person (the engine's own steps, a replay), the plain refusal.
+    with pytest.raises(WrongPhase) as plain:
+        game.verify_next_round()
+    assert type(plain.value) is WrongPhase
+
+
+def test_naming_the_bank_where_the_banker_puts_up_everything() -> None:
+    game = table("home36", P3)
+    game.start()
+    with pytest.raises(NoBankToName):
+        game.verify_set_bank(2, 10)

@@ -518,17 +518,17 @@ app-bad_request = That request was not understood. Reload the page.
 app-open_private = 📱 Table in the app
 app-open_group = 📱 Open the table
 refusal-group_button = This button works only in the group where the game is played.
-# Refusals that say the real reason and the way forward (bot.errors.explained), and /lang in a group.
+# Refusals that say the real reason and the way forward (rules.refusals: the engine says them; `action` is the engine's move), and /lang in a group.
 refusal-stake_first = Stake first: /bet { $minimum } — or more, up to { $maximum }.
 refusal-bank_first = Name the bank first: /bank and an amount from { $minimum } to { $maximum }.
-refusal-your_draw = { $kind ->
-        [bet] Your stake is in — now it's your turn: /hit for another card, /stand to stop.
+refusal-your_draw = { $action ->
+        [stake] Your stake is in — now it's your turn: /hit for another card, /stand to stop.
        *[other] It's your turn: /hit for another card, /stand to stop.
     }
-refusal-round_on = { $kind ->
-        [pass] The round is still on: the bank is handed on once it ends.
+refusal-round_on = { $action ->
+        [pass_bank] The round is still on: the bank is handed on once it ends.
         [start] The round is still on: the next one starts once this one ends.
-        [next] The round is still on: the next one starts once this one ends.
+        [next_round] The round is still on: the next one starts once this one ends.
        *[other] The round is still on: { $turn_name } is playing.
     }
 refusal-bank_by_banker = The banker names the bank: { $banker_name }.

@@ -543,17 +543,17 @@ app-bad_request = Запрос не распознан. Обновите стр�
 app-open_private = 📱 Стол в приложении
 app-open_group = 📱 Открыть стол
 refusal-group_button = Эта кнопка работает только в группе, где идёт игра.
-# Refusals that say the real reason and the way forward (bot.errors.explained), and /lang in a group.
+# Refusals that say the real reason and the way forward (rules.refusals: the engine says them; `action` is the engine's move), and /lang in a group.
 refusal-stake_first = Сначала ставка: /bet { $minimum } — или больше, до { $maximum }.
 refusal-bank_first = Сначала назначьте банк: /bank и сумма от { $minimum } до { $maximum }.
-refusal-your_draw = { $kind ->
-        [bet] Ставка уже сделана — теперь ваш ход: /hit — ещё карту, /stand — хватит.
+refusal-your_draw = { $action ->
+        [stake] Ставка уже сделана — теперь ваш ход: /hit — ещё карту, /stand — хватит.
        *[other] Сейчас ваш ход: /hit — ещё карту, /stand — хватит.
     }
-refusal-round_on = { $kind ->
-        [pass] Раунд ещё идёт: банк передают, когда он закончится.
+refusal-round_on = { $action ->
+        [pass_bank] Раунд ещё идёт: банк передают, когда он закончится.
         [start] Раунд ещё идёт: следующий начнётся, когда этот закончится.
-        [next] Раунд ещё идёт: следующий начнётся, когда этот закончится.
+        [next_round] Раунд ещё идёт: следующий начнётся, когда этот закончится.
        *[other] Раунд ещё идёт: сейчас ходит { $turn_name }.
     }
 refusal-bank_by_banker = Банк назначает банкир: { $banker_name }.

@@ -1,0 +1,92 @@
+"""A refused move said as its real reason, with the way forward: what the game waits for now
+and from whom.
+
+The checks of a move judge it by the phase it needs and whose turn it is; only the move and the
+one who tried it say what he should do instead: a card asked for on one's own stake turn is
+«stake first, 1 to 40», not «this needs the draw»; the bank named by someone else names the
+banker. :func:`precise` turns the plain refusal into that one; every ``verify_x`` of the game
+raises its result, so every caller (the chat, the Mini App, a script) hears the same reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rules.errors import (
+    AlreadyLeaving,
+    BankerDoesNotStake,
+    BankerNamesBank,
+    BankerNoDark,
+    BankFirst,
+    BankNamed,
+    DarkDrawOff,
+    NoBankToName,
+    RoundOn,
+    RulesError,
+    StakeFirst,
+    WrongPhase,
+    YourDraw,
+)
+from rules.table import Phase
+from rules.variants import BankMode
+
+if TYPE_CHECKING:
+    from rules.state import GameState
+
+# The moves of a round: the refusal of one of them says what the game waits for now.
+IN_ROUND = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+
+
+def precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
+    """``error``, the plain refusal of ``player``'s ``action`` (a method of the game:
+    ``set_bank``, ``stake``, ``hit``…), as the real reason (with the plain one's parameters
+    too); ``error`` itself when it is one."""
+    said = _precise(game, action, player, error)
+    if said is not error:
+        said.params = error.params | said.params
+    return said
+
+
+def _precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
+    code, phase, turn, banker = error.code, game.phase, game.turn, game.banker
+    if player is None or code == "game_over" or phase is Phase.ENDED:
+        return error
+    if action == "set_bank" and code in ("wrong_phase", "not_your_turn"):
+        if game.variant.bank_mode is BankMode.ALL_IN:
+            return NoBankToName("in these rules the banker puts up all his chips")
+        if banker is not None and player != banker:
+            return BankerNamesBank(
+                f"the banker ({banker}) names the bank", player=player, banker=banker, turn=turn
+            )
+        if player == banker and phase in (Phase.STAKE, Phase.DRAW):
+            return BankNamed("the bank is named already", bank=game.bank)
+    if action == "stake" and player == banker and phase in IN_ROUND:
+        return BankerDoesNotStake("the banker does not stake: the bank plays every stake")
+    if action == "dark" and code == "option_disabled":
+        # Off in these rules, or on but not for the banker.
+        if not game.variant.dark_draw:
+            return DarkDrawOff("dark draw is off in this game", option="dark_draw")
+        return BankerNoDark("the banker does not draw dark", option="dark_draw")
+    leaving = game.is_seated(player) and game.seat(player).leaving
+    if action == "leave" and code == "illegal_action" and leaving:
+        return AlreadyLeaving("already leaving at the end of this round", player=player)
+    if action == "pass_bank" and code == "cannot_pass_bank" and banker is None:
+        return WrongPhase("nobody banks before the deal", phase=phase.value)
+    if code == "not_your_turn" and phase is Phase.BANK:
+        return WrongPhase("the banker names the bank now", phase=phase.value)
+    if code != "wrong_phase":
+        return error
+    if action == "pass_bank" and phase in IN_ROUND:
+        return RoundOn("the bank is handed on once the round ends", action=action, turn=turn)
+    if player == turn and phase is Phase.BANK:
+        maximum = game._bank_maximum()
+        return BankFirst("name the bank first", minimum=1, maximum=maximum, phase=phase.value)
+    if player == turn and phase is Phase.STAKE:
+        low, high = game.stake_range(player)
+        if high >= low:
+            return StakeFirst("stake first", minimum=low, maximum=high, phase=phase.value)
+    if player == turn and phase in (Phase.DRAW, Phase.BANKER):
+        return YourDraw("it is your turn to draw", action=action, phase=phase.value)
+    if phase in IN_ROUND:
+        return RoundOn("the round is still on", action=action, turn=turn, phase=phase.value)
+    return error
