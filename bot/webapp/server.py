@@ -192,9 +192,15 @@ class MiniApp:
 
     def seen(self, view: View) -> None:
         """A committed version (this process's, or read from the database)."""
+        if self._keep(view):
+            self._wake((view.stored.chat_id, view.stored.thread_id))
+
+    def _keep(self, view: View) -> bool:
+        """Remember a committed version (not older than the one known): its table's newest
+        game and the round it settled. False when it is older."""
         known = self._views.get(view.game_id)
         if known is not None and known.version > view.version:
-            return
+            return False
         self._views[view.game_id] = view
         table = (view.stored.chat_id, view.stored.thread_id)
         newest = self._tables.get(table)
@@ -203,7 +209,7 @@ class MiniApp:
         for item in view.meta.outbox:
             if item.get("kind") == "result":
                 self._settled[view.game_id] = RoundSettled.from_dict(item["event"])
-        self._wake(table)
+        return True
 
     def clock_started(self, game_id: int, version: int, deadline: float) -> None:
         """A turn's clock started when its prompt was delivered: the countdown is exact now."""
@@ -511,8 +517,8 @@ class MiniApp:
             return _json({"ok": True, "toast": said.text, "state": state})
         assert isinstance(result, Done | Joined)
         fresh = result.outcome.view
-        known = self._views.get(game_id)
-        newest = known if known is not None and known.version > fresh.version else fresh
+        self._keep(fresh)  # (its result, if it settled a round; the pages wake after the answer)
+        newest = self._views.get(game_id) or fresh
         answer: dict[str, Any] = {"ok": True, "toast": said.text}
         if said.url is not None:
             answer["link"] = said.url

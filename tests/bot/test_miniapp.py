@@ -488,3 +488,18 @@ async def test_a_flood_of_requests_is_slowed_down_and_changes_nothing(pages: Pag
     finally:
         for stream in streams:
             stream.close()
+
+
+async def test_the_press_that_settles_a_round_answers_with_its_result(pages: Pages) -> None:
+    await deal(pages)
+    h = pages.h
+    anya, boris, vika = h.users
+    await pages.act(boris, "hit")  # the ace: 21
+    await h.say(vika, "/bet 10")
+    await h.say(vika, "/stand")
+    assert (await h.stored()).state["engine"]["phase"] == "banker"
+    status, body = await pages.act(anya, "stand")
+    assert status == 200, body
+    game = body["state"]["game"]
+    assert game["phase"] == "round_over"
+    assert game["result"] is not None and game["result"]["lines"]
