@@ -118,7 +118,7 @@ async def cmd_table(asked: Asked) -> None:
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, lang))
         return
-    await rt.actions.publish(outcome)
+    await rt.delivery.committed(outcome.view)  # (the turn's clock is as it was)
 
 
 async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
