@@ -10,7 +10,7 @@ import pytest
 from bot.callbacks import Act
 from tests.bot.conftest import Harness
 
-LOGGER = "bot.handlers.common"
+LOGGER = "bot.actions"  # where an action is handed on (logged once, after its answer)
 
 
 def _lines(caplog: pytest.LogCaptureFixture, level: int) -> list[str]:
