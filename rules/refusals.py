@@ -10,7 +10,7 @@ raises its result, so every caller (the chat, the Mini App, a script) hears the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rules.errors import (
     AlreadyLeaving,
@@ -27,17 +27,34 @@ from rules.errors import (
     WrongPhase,
     YourDraw,
 )
-from rules.table import Phase
-from rules.variants import BankMode
+from rules.table import Phase, Seat
+from rules.variants import BankMode, Variant
 
-if TYPE_CHECKING:
-    from rules.state import GameState
+
+class Table(Protocol):
+    """What the reason of a refusal is read from (a game's state, :mod:`rules.state`)."""
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def banker(self) -> int | None: ...
+    @property
+    def bank(self) -> int: ...
+    @property
+    def turn(self) -> int | None: ...
+    def is_seated(self, player: int) -> bool: ...
+    def seat(self, player: int) -> Seat: ...
+    def stake_range(self, player: int) -> tuple[int, int]: ...
+    def _bank_maximum(self) -> int: ...
+
 
 # The moves of a round: the refusal of one of them says what the game waits for now.
 IN_ROUND = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
 
 
-def precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
+def precise(game: Table, action: str, player: int | None, error: RulesError) -> RulesError:
     """``error``, the plain refusal of ``player``'s ``action`` (a method of the game:
     ``set_bank``, ``stake``, ``hit``…), as the real reason (with the plain one's parameters
     too); ``error`` itself when it is one."""
@@ -47,7 +64,7 @@ def precise(game: GameState, action: str, player: int | None, error: RulesError)
     return said
 
 
-def _precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
+def _precise(game: Table, action: str, player: int | None, error: RulesError) -> RulesError:
     code, phase, turn, banker = error.code, game.phase, game.turn, game.banker
     if player is None or code == "game_over" or phase is Phase.ENDED:
         return error
