@@ -404,10 +404,6 @@ async def perform(
     return outcome
 
 
-def view_of(outcome: Outcome) -> View:
-    return outcome.view
-
-
 async def stored_view(rt: Runtime, stored: StoredGame) -> View:
     """A view of a game read outside an action (its engine decoded once, shared)."""
     chat = await rt.service.chat(stored.chat_id)
