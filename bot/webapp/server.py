@@ -47,6 +47,7 @@ from bot.game_state import View, meta_of
 from bot.languages import personal
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
 from bot.replicas import Replica
+from bot.scheduler import Scheduler
 from bot.screens import end_note
 from bot.service import Actor, Command, GameService, news_events
 from bot.service_reads import StoredGame
@@ -87,6 +88,7 @@ class Backend(Protocol):
     delivery: Delivery
     replica: Replica | None
     actions: Actions
+    scheduler: Scheduler
     bot_username: str
 
 
