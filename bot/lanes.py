@@ -1,25 +1,41 @@
-"""One send lane per chat: the only way anything is posted or edited in a chat.
+"""One send lane per chat: the only way anything is posted or edited in a chat, and the only
+keeper of the chat's flood budget.
 
-Telegram gives a group about 20 sends+edits a minute. If replies to commands, table edits and
-results simply queued in arrival order, one member typing /help thirty times would push the
-table a minute back. A lane instead asks, every time the chat has a free slot, what is the most
-important thing to send *now*:
+Telegram gives a group about 20 sends+edits in any rolling minute and a private chat about one
+a second (429 with a ``retry_after`` beyond). Each lane counts its chat's writes in one rolling
+window (:class:`Window`): a group's 18 a minute (two under Telegram's 20, for the jitter between
+our clock and Telegram's), at least a second apart; a private chat's one per 1.1 s (four in a
+row span 3.3 s, so one that reaches Telegram late cannot make four in a 3 s window). A lone
+action goes out at once; under load the window alone bounds the rate. What is not one chat's —
+the bot-wide rate, shared by the replicas, and the 429s — is the rate limiter's
+(`bot.ratelimit`): at its slot a lane takes the bot's turn too (`Limiter.wait_turn`).
+
+If replies to commands, table edits and results simply queued in arrival order, one member
+typing /help thirty times would push the table a minute back. A lane instead asks, every time
+the chat has a free slot, what is the most important thing to send *now*:
 
 1. ``GAME``: a round's result, a new round's table, a turn notice or mention;
 2. ``TABLE``: an edit of a live table, always of the newest state (so a slow chat gets fewer,
-   fresher edits) and, in a group, no more often than the minute's remaining budget allows,
-   keeping room for the next result and table;
+   fresher edits) and, in a group, no more often than every ``table_gap`` seconds and never into
+   the last ``reserve`` writes of the minute, which stay for the next result, table and mention;
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
    dropped first (in a private chat a reply goes before the quiet edits of a hand).
 
 Game steps are not queued: a lane only knows *which games* want something shown, and asks the
 game's :class:`Provider` for its next step at send time, derived from the newest committed
-state. Handlers never wait for a lane; a lane's backlog never delays another chat.
+state. Handlers never wait for a lane; a lane's backlog never delays another chat. A step makes
+one request into its chat (a table edit that finds its message deleted posts it anew: two).
+
+Without a limiter (tests, a benchmark of the bot alone) the lanes count as ever and keep the
+reserve from table edits, but hold nothing else back.
 
 A failed request is classified (`bot.telegram_errors`): transient errors pause the lane with a
 capped exponential backoff; a lasting refusal (kicked, no rights, blocked) closes the lane and
 tells its owner (games there end cleanly) until a new update from that chat reopens it; a
 migrated group is handed to its owner, which moves the games to the supergroup's id.
+
+With replicas a chat's recent writes go with its lease to the next process that delivers it
+(`sent_lately`, `count_sent`: what `bot.replicas.Budget` asks of the lanes).
 """
 
 from __future__ import annotations
@@ -37,6 +53,7 @@ from typing import Any, Protocol
 from telegram.error import TelegramError
 
 from bot.telegram_errors import Fate, Verdict, classify
+from bot.window import Window
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +89,20 @@ class Provider(Protocol):
 
 
 class Limiter(Protocol):
+    """The bot-wide side of the flood limits (`bot.ratelimit.PacedRateLimiter`)."""
+
     async def wait_turn(self, chat_id: int | str) -> float: ...
 
+    def share_overall(self, processes: int) -> None: ...
 
-# Group pacing: Telegram's ~20 per rolling minute, less a margin; the table's edits leave
-# RESERVE of them for what must not wait (the result, the next table, a mention).
+
+# A group's budget: Telegram's ~20 per rolling minute, less a margin, a second apart; table
+# edits leave RESERVE of them for what must not wait (the result, the next table, a mention).
 GROUP_BUDGET = 18
 GROUP_WINDOW = 60.0
+GROUP_SPACING = 1.0
 RESERVE = 4
+PRIVATE_INTERVAL = 1.1  # a private chat's budget: one write per interval
 # The shortest gap between two table edits in a group: brisk play (an action every couple of
 # seconds) becomes one edit per gap showing the newest state, not one edit per action.
 TABLE_GAP = 6.0
@@ -92,9 +115,9 @@ OTHER_ATTEMPTS = 3
 @dataclass
 class _Lane:
     chat_id: int
+    budget: Window
     wanted: dict[Hashable, None] = field(default_factory=dict)  # ordered set of provider keys
     other: deque[tuple[Step, int]] = field(default_factory=deque)  # (step, attempts)
-    sent: deque[float] = field(default_factory=deque)  # when each write went out (groups)
     last_table: float = float("-inf")
     paused_until: float = 0.0
     backoff: float = 0.0
@@ -119,6 +142,8 @@ class Lanes:
         table_gap: float = TABLE_GAP,
         group_budget: int = GROUP_BUDGET,
         group_window: float = GROUP_WINDOW,
+        group_spacing: float = GROUP_SPACING,
+        private_interval: float = PRIVATE_INTERVAL,
         reserve: int = RESERVE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -127,6 +152,9 @@ class Lanes:
         self.table_gap = table_gap
         self.group_budget = group_budget
         self.group_window = group_window
+        # Unpaced (no limiter), a group's window only counts: table edits keep the reserve.
+        self.group_spacing = group_spacing if limiter is not None else 0.0
+        self.private_interval = private_interval
         self.reserve = reserve
         self.clock = clock
         self.flushing = False  # shutting down: table edits no longer wait for their gap
@@ -165,9 +193,8 @@ class Lanes:
             lane.closed = None
 
     def send_args(self) -> dict[str, Any]:
-        """Keyword arguments for a request a lane step makes: the lane already reserved its
-        slot with the limiter (`PacedRateLimiter.wait_turn`), so the request must not wait for
-        another one."""
+        """Keyword arguments for a request a lane step makes: the lane already took the bot's
+        turn for it (`PacedRateLimiter.wait_turn`), so the request must not wait for another."""
         return {"rate_limit_args": {"reserved": True}} if self.limiter is not None else {}
 
     def close(self, chat_id: int, why: str) -> None:
@@ -192,9 +219,38 @@ class Lanes:
         new = self._lane(new_chat_id)
         new.wanted.update(old.wanted)
         new.other.extend(old.other)
-        new.sent.extend(old.sent)
+        new.budget.merge(old.budget.sent, self.clock())
         new.last_table = max(new.last_table, old.last_table)
         self._kick(new)
+
+    # ---------------------------------------------------------------- the budget, for replicas
+
+    def sent_lately(self, chat_id: int) -> list[float]:
+        """Unix times of the writes into the chat that its window still counts, oldest first:
+        what another process taking the chat over must count too (`count_sent`)."""
+        lane = self._lanes.get(chat_id)
+        if lane is None:
+            return []
+        now = self.clock()
+        lane.budget.left(now)  # drops what the window no longer counts
+        offset = time.time() - now
+        return [at + offset for at in lane.budget.sent]
+
+    def count_sent(self, chat_id: int, times: list[float]) -> None:
+        """Count writes another process made into the chat at these unix times: the chat's
+        budget is one, whoever sends."""
+        if not times:
+            return
+        now = self.clock()
+        offset = now - time.time()
+        self._lane(chat_id).budget.merge((min(at + offset, now) for at in times), now)
+
+    def share_overall(self, processes: int) -> None:
+        """Several processes send as this bot: the bot-wide rate is shared (the limiter's)."""
+        if self.limiter is not None:
+            self.limiter.share_overall(processes)
+
+    # ---------------------------------------------------------------- waiting and draining
 
     def pending(self) -> int:
         """Chats with something still to send."""
@@ -221,14 +277,14 @@ class Lanes:
         return self.flushing and not self.flush_other
 
     async def drain(self, timeout: float, *, replies: bool = False) -> bool:
-        """Send what is pending (table edits without their gap or budget; with ``replies``
+        """Send what is pending (table edits without their gap or reserve; with ``replies``
         the replies too), for up to ``timeout`` seconds; True when everything went out."""
         self.flushing = True
         self.flush_other = replies
         for lane in self._lanes.values():
             lane.wake.set()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        deadline = self.clock() + timeout
+        while self.clock() < deadline:
             busy = [
                 lane.task
                 for lane in self._lanes.values()
@@ -236,7 +292,7 @@ class Lanes:
             ]
             if not busy or not self.waiting():
                 return True
-            await asyncio.wait(busy, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+            await asyncio.wait(busy, timeout=min(0.2, max(0.0, deadline - self.clock())))
         return self.pending() == 0
 
     def resume(self) -> None:
@@ -265,8 +321,31 @@ class Lanes:
     def _lane(self, chat_id: int) -> _Lane:
         lane = self._lanes.get(chat_id)
         if lane is None:
-            lane = self._lanes[chat_id] = _Lane(chat_id)
+            self._forget_idle()
+            if chat_id < 0:
+                budget = Window(self.group_budget, self.group_window, self.group_spacing)
+            else:
+                budget = Window(1, self.private_interval)
+            lane = self._lanes[chat_id] = _Lane(chat_id, budget)
         return lane
+
+    def _forget_idle(self) -> None:
+        """Look at the two oldest lanes: drop those with nothing to send or to remember (their
+        window empty), put the others at the back. Amortised O(1) per new lane, and the lanes
+        shrink as fast as they grow: memory follows the chats active lately."""
+        lanes, now = self._lanes, self.clock()
+        for _ in range(min(2, len(lanes))):
+            chat_id = next(iter(lanes))
+            lane = lanes.pop(chat_id)
+            if not (
+                lane.task is None
+                and lane.idle()
+                and lane.closed is None
+                and lane.paused_until <= now
+                and lane.last_table + self.table_gap <= now
+                and lane.budget.left(now) == lane.budget.limit
+            ):
+                lanes[chat_id] = lane
 
     def _kick(self, lane: _Lane) -> None:
         if self._stopped:
@@ -276,18 +355,10 @@ class Lanes:
             lane.task = asyncio.create_task(self._run(lane), name=f"lane-{lane.chat_id}")
 
     def _table_ready_at(self, lane: _Lane, now: float) -> float:
-        """When a table edit may go out in this chat."""
+        """When a table edit may go out in this chat: after its gap, and leaving the reserve."""
         if not lane.is_group or self.flushing:
             return now
-        ready = lane.last_table + self.table_gap
-        window = self.group_window
-        while lane.sent and lane.sent[0] <= now - window:
-            lane.sent.popleft()
-        spare = self.group_budget - self.reserve
-        if len(lane.sent) >= spare:
-            # The minute is spent but for the reserve: wait until enough of it has passed.
-            ready = max(ready, lane.sent[len(lane.sent) - spare] + window)
-        return ready
+        return max(lane.last_table + self.table_gap, lane.budget.free_at(now, self.reserve))
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
@@ -325,10 +396,14 @@ class Lanes:
             while lane.closed is None and not self._stopped:
                 lane.wake.clear()
                 now = self.clock()
-                if lane.paused_until > now:
-                    await self._sleep(lane, lane.paused_until - now)
-                    continue
                 step, later = self._pick(lane, now)
+                if step is not None:
+                    # Something to send: when a failure's backoff and the chat's budget allow.
+                    ready = lane.paused_until
+                    if self.limiter is not None:
+                        ready = max(ready, lane.budget.free_at(now))
+                    if ready > now:
+                        step, later = None, ready
                 if step is None:
                     if later is None:
                         return
@@ -339,8 +414,7 @@ class Lanes:
                     if lane.closed is not None or self._stopped:
                         return
                     # Something more important may have arrived while we waited for the slot.
-                    now = self.clock()
-                    step, _ = self._pick(lane, now)
+                    step, _ = self._pick(lane, self.clock())
                     if step is None:
                         continue
                 log.debug("chat=%s: %s", lane.chat_id, step.what)
@@ -366,6 +440,10 @@ class Lanes:
 
     async def _send(self, lane: _Lane, step: Step) -> None:
         is_other = bool(lane.other) and lane.other[0][0] is step
+        now = self.clock()
+        lane.budget.count(now)  # as Telegram counts it: when it arrives, whatever the answer
+        if step.priority is Priority.TABLE:
+            lane.last_table = now
         try:
             await step.run()
         except TelegramError as error:
@@ -381,19 +459,12 @@ class Lanes:
                 lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
                 lane.paused_until = self.clock() + lane.backoff
             return
-        now = self.clock()
         if is_other:
             lane.other.popleft()
-        if lane.is_group:
-            lane.sent.append(now)
-            if step.priority is Priority.TABLE:
-                lane.last_table = now
         lane.backoff = 0.0
 
     async def _failed(self, lane: _Lane, step: Step, is_other: bool, verdict: Verdict) -> None:
         chat_id = lane.chat_id
-        if lane.is_group:
-            lane.sent.append(self.clock())  # Telegram counted it all the same
         if verdict.fate is Fate.MIGRATED and verdict.new_chat_id is not None:
             log.info("chat=%s became supergroup %s", chat_id, verdict.new_chat_id)
             await self.provider.chat_migrated(chat_id, verdict.new_chat_id)

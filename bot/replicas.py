@@ -34,7 +34,7 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import Final, Protocol, runtime_checkable
+from typing import Final, Protocol
 
 from bot.scheduler import Scheduler
 from storage import Storage
@@ -60,9 +60,10 @@ MARGIN_SECONDS: Final = 5.0
 UNNOTED_SENDS: Final = int(RENEW_SECONDS) + 1
 
 
-@runtime_checkable
 class Budget(Protocol):
-    """What the leases need of the rate limiter (`bot.ratelimit.PacedRateLimiter`)."""
+    """What the leases need of the send path (`bot.lanes.Lanes`): each chat's recent writes,
+    and the bot's rate shared among the processes alive (the lanes hand the share on to the
+    rate limiter, `bot.ratelimit.PacedRateLimiter`)."""
 
     def sent_lately(self, chat_id: int) -> list[float]: ...
 
@@ -97,7 +98,7 @@ class Replica:
     ) -> None:
         self.storage = storage
         self.name = name or replica_name()
-        self._budget = budget
+        self.budget = budget
         self._clock = clock
         self._held: dict[int, float] = {}  # chat -> when our lease runs out
         self._active: dict[int, float] = {}  # chat -> last activity
@@ -150,7 +151,7 @@ class Replica:
         return True
 
     def _note(self, chat_id: int, *, final: bool = False) -> str:
-        lately = self._budget.sent_lately(chat_id) if self._budget is not None else []
+        lately = self.budget.sent_lately(chat_id) if self.budget is not None else []
         sent = [round(at, 3) for at in lately]
         return json.dumps({"sent": sent, "final": final}, separators=(",", ":"))
 
@@ -165,8 +166,8 @@ class Replica:
         if not final:
             # It died: after its last note it may have gone on sending at full pace.
             sent += [previous.renewed_at + n + 1 for n in range(UNNOTED_SENDS)]
-        if self._budget is not None:
-            self._budget.count_sent(chat_id, sent)
+        if self.budget is not None:
+            self.budget.count_sent(chat_id, sent)
 
     def _lose(self, chat_id: int) -> None:
         if self._held.pop(chat_id, None) is not None and self.on_lost is not None:
@@ -181,8 +182,8 @@ class Replica:
         if alive != self.alive:
             log.info("replicas alive: %d", alive)
             self.alive = alive
-        if self._budget is not None:
-            self._budget.share_overall(max(1, alive))
+        if self.budget is not None:
+            self.budget.share_overall(max(1, alive))
         return alive
 
     async def renew(self) -> None:

@@ -26,7 +26,7 @@ from bot.lanes import Limiter
 from bot.languages import personal
 from bot.locks import KeyedLocks
 from bot.permissions import AdminCheck
-from bot.replicas import Budget, Replica
+from bot.replicas import Replica
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.scheduler import Deadlines, LeaseDeadlines, Scheduler
 from bot.service import Actor, Command, GameService, Outcome, Refused
@@ -82,10 +82,9 @@ class Runtime:
         self.service = service
         self.bot_username = bot_username
         # Other processes may share the database (replicas behind a webhook, bot.replicas).
-        budget = limiter if isinstance(limiter, Budget) else None
         # Everything done later runs on one scheduler, by one clock (`bot.scheduler`).
         self.scheduler = scheduler if scheduler is not None else Scheduler()
-        self.replica = Replica(storage, budget, clock=self.scheduler.clock) if shared else None
+        self.replica = Replica(storage, None, clock=self.scheduler.clock) if shared else None
         self.timers = TurnTimers(
             self.scheduler,
             self._turn_ran_out,
@@ -105,6 +104,7 @@ class Runtime:
             table_gap=settings.table_edit_gap,
         )
         if self.replica is not None:
+            self.replica.budget = self.delivery.lanes  # the chats' writes, the bot's share
             self.delivery.replica = self.replica
             self.delivery.user_ttl = SHARED_USER_SECONDS
             self.replica.on_changed = self._changed_elsewhere

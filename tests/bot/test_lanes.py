@@ -1,12 +1,24 @@
-"""A chat's lane outlives a request that fails with something other than a Telegram error."""
+"""A chat's lanes: a request that fails with something other than a Telegram error, the chat's
+budget (its rolling window, the reserve kept from table edits), 429s, the server's flood limits,
+many chats at once and the budget handed to another process or a supergroup."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
+from collections import deque
 from collections.abc import Hashable
+from typing import Any
 
-from bot.lanes import Lanes, Step
+from telegram.ext import AIORateLimiter, ExtBot
+
+from bot.lanes import Lanes, Priority, Send, Step
+from bot.ratelimit import PacedRateLimiter
 from bot.telegram_errors import Verdict
+from bot.window import Window
+from localbotapi import BotApiServer, FloodLimits
+from tests.bot.test_ratelimit import SLACK, Recorder, gaps, max_in_window, retry_after, send
 
 
 class NoGames:
@@ -40,3 +52,307 @@ async def test_a_request_that_raises_is_dropped_and_the_next_one_goes_out() -> N
     assert sent == ["reply"]
     assert lanes.pending() == 0
     await lanes.stop()
+
+
+# ---------------------------------------------------------------------- the chat's budget
+# Windows are shrunk to fractions of a second (Telegram's group window is 60 s); the instants
+# checked are those at which the steps ran, on time.monotonic like the lanes' own clock.
+
+GROUP = -1001
+OTHER_GROUP = -1002
+ALICE = 42
+BOB = 43
+W = 0.5
+
+
+class Script:
+    """A provider whose keys each have a queue of steps; a step records when it ran."""
+
+    def __init__(self) -> None:
+        self.queues: dict[Hashable, deque[tuple[Priority, Any, Send | None]]] = {}
+        self.ran: list[tuple[int, Priority, Any, float]] = []
+
+    def add(
+        self,
+        lanes: Lanes,
+        chat_id: int,
+        tags: list[Any],
+        priority: Priority = Priority.GAME,
+        send: Send | None = None,
+    ) -> None:
+        queue = self.queues.setdefault((chat_id, priority), deque())
+        queue.extend((priority, tag, send) for tag in tags)
+        lanes.want(chat_id, (chat_id, priority))
+
+    def next_step(self, key: Hashable, chat_id: int, *, edits_now: bool = True) -> Step | None:
+        queue = self.queues.get(key)
+        if not queue:
+            return None
+        priority, tag, send = queue[0]
+
+        async def run() -> object:
+            queue.popleft()
+            self.ran.append((chat_id, priority, tag, time.monotonic()))
+            return await send() if send is not None else None
+
+        return Step(priority, run, str(tag))
+
+    def stamps(self, chat_id: int, priority: Priority | None = None) -> list[float]:
+        return [
+            at for chat, kind, _, at in self.ran if chat == chat_id and priority in (None, kind)
+        ]
+
+    def tags(self, chat_id: int) -> list[Any]:
+        return [tag for chat, _, tag, _ in self.ran if chat == chat_id]
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+        return None
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        return None
+
+
+def paced_lanes(script: Script, **overrides: Any) -> Lanes:
+    settings: dict[str, Any] = {
+        "group_budget": 5,
+        "group_window": W,
+        "group_spacing": 0.02,
+        "private_interval": 0.2,
+        "table_gap": 0.0,
+    }
+    settings.update(overrides)
+    limiter = overrides.pop("limiter", None) or PacedRateLimiter(
+        overall_per_second=1000, retry_after_margin=0.0
+    )
+    settings.pop("limiter", None)
+    return Lanes(script, limiter, **settings)
+
+
+async def until_idle(lanes: Lanes, timeout: float = 10.0) -> None:
+    """Until every lane has sent all it had and its task has ended."""
+    for _ in range(int(timeout / 0.01)):
+        if not lanes.pending() and all(lane.task is None for lane in lanes._lanes.values()):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"still to send: {lanes.waiting()}")
+
+
+async def test_a_burst_into_a_group_never_exceeds_the_rolling_window_and_keeps_its_order() -> None:
+    script = Script()
+    lanes = paced_lanes(script)
+    started = time.monotonic()
+    script.add(lanes, GROUP, list(range(9)))
+    await until_idle(lanes)
+    stamps = script.stamps(GROUP)
+    assert len(stamps) == 9
+    assert max_in_window(stamps, W) <= 5
+    # A rolling window, not a leaky bucket: the 6th waits until the 1st has left the window.
+    assert stamps[5] - stamps[0] >= W - SLACK
+    assert min(gaps(stamps)) >= 0.02 - SLACK
+    assert script.tags(GROUP) == list(range(9))
+    assert stamps[0] - started < 0.1  # a lone action goes at once
+    await lanes.stop()
+
+
+async def test_writes_trickling_in_never_exceed_the_window() -> None:
+    script = Script()
+    lanes = paced_lanes(script, group_spacing=0.0)
+    for n in range(12):
+        script.add(lanes, GROUP, [n])
+        await asyncio.sleep(0.07)
+    await until_idle(lanes)
+    assert len(script.stamps(GROUP)) == 12
+    assert max_in_window(script.stamps(GROUP), W) <= 5
+    await lanes.stop()
+
+
+async def test_chats_are_paced_independently_and_a_private_chat_once_per_interval() -> None:
+    script = Script()
+    lanes = paced_lanes(script, group_budget=2)
+    for chat in (GROUP, OTHER_GROUP, ALICE, BOB):
+        script.add(lanes, chat, list(range(4)))
+    await until_idle(lanes)
+    for chat in (GROUP, OTHER_GROUP):
+        assert max_in_window(script.stamps(chat), W) <= 2
+    for chat in (ALICE, BOB):
+        assert min(gaps(script.stamps(chat))) >= 0.2 - SLACK
+        assert script.tags(chat) == list(range(4))
+    firsts = [script.stamps(chat)[0] for chat in (GROUP, OTHER_GROUP, ALICE, BOB)]
+    assert max(firsts) - min(firsts) < 0.1  # nobody waited for another chat
+    await lanes.stop()
+
+
+async def test_table_edits_leave_the_reserve_for_the_game() -> None:
+    """Edits stop short of the window's last ``reserve`` writes; a result that comes then goes
+    out at once, in the reserve."""
+    script = Script()
+    lanes = paced_lanes(script, group_budget=6, reserve=2, group_window=0.6, group_spacing=0.0)
+    script.add(lanes, GROUP, list(range(12)), Priority.TABLE)
+    await asyncio.sleep(0.15)
+    assert len(script.stamps(GROUP)) == 4  # the edits are held back now
+    asked = time.monotonic()
+    script.add(lanes, GROUP, ["result", "table"])
+    await asyncio.sleep(0.1)
+    results = script.stamps(GROUP, Priority.GAME)
+    assert len(results) == 2 and results[-1] - asked < 0.05
+    await until_idle(lanes)
+    edits = script.stamps(GROUP, Priority.TABLE)
+    assert len(edits) == 12
+    assert max_in_window(edits, 0.6) <= 4
+    assert max_in_window(script.stamps(GROUP), 0.6) <= 6
+    await lanes.stop()
+
+
+async def test_the_window_answers_how_many_writes_are_left_beyond_the_reserve() -> None:
+    window = Window(18, 60.0, 1.0)
+    assert window.left(0.0) == 18 and window.free_at(0.0) == 0.0
+    for n in range(14):
+        window.count(float(n))
+    assert window.left(14.0) == 4
+    assert window.free_at(14.0) == 14.0  # one a second apart: the 15th may go now
+    assert window.free_at(13.5) == 14.0
+    # Keeping 4 for the game: the next edit waits until the first write leaves the window.
+    assert window.free_at(14.0, keep=4) == 60.0
+    assert window.left(60.0) == 5
+    assert window.free_at(14.0, keep=18) == math.inf
+
+
+# ---------------------------------------------------------------------- 429s, the server
+
+
+async def test_a_429_holds_the_chat_and_what_waits_goes_after_the_retry() -> None:
+    script = Script()
+    paced = PacedRateLimiter(overall_per_second=1000, retry_after_margin=0.0)
+    lanes = paced_lanes(script, limiter=paced, group_budget=100, group_spacing=0.0)
+    rec = Recorder()
+    rec.failures[GROUP] = [retry_after(0.4)]
+
+    def to(chat: int, tag: str) -> Send:
+        return lambda: send(paced, rec, chat, tag=tag, args={"reserved": True})
+
+    script.add(lanes, GROUP, ["first"], send=to(GROUP, "first"))
+    await asyncio.sleep(0.1)
+    script.add(lanes, GROUP, ["queued"], send=to(GROUP, "queued"))
+    for n in range(6):
+        script.add(lanes, OTHER_GROUP, [n], send=to(OTHER_GROUP, f"other{n}"))
+        await asyncio.sleep(0.05)
+    await until_idle(lanes)
+    refused, retried, queued = [c for c in rec.calls if c[0] == GROUP]
+    assert [refused[1], retried[1], queued[1]] == ["first", "first", "queued"]
+    assert retried[2] - refused[2] >= 0.4 - SLACK
+    assert queued[2] >= retried[2]
+    other = rec.stamps(OTHER_GROUP)
+    assert len(other) == 6
+    assert sum(refused[2] < t < retried[2] for t in other) >= 5
+    await lanes.stop()
+
+
+async def _burst(
+    lanes_settings: dict[str, Any] | None, count: int, limits: FloodLimits
+) -> tuple[BotApiServer, int, PacedRateLimiter | None]:
+    """``count`` messages into one group through its lane (or, without ``lanes_settings``,
+    through PTB's own leaky-bucket limiter) against the server's flood limits."""
+    async with BotApiServer(flood_limits=limits) as server:
+        bot = server.add_bot()
+        alice = server.create_user("Alice")
+        group = server.create_group("Busy", members=[alice])
+        paced = PacedRateLimiter(retry_after_margin=0.0)
+        if lanes_settings is None:
+            leaky = AIORateLimiter(group_max_rate=4, group_time_period=0.5, max_retries=0)
+            async with ExtBot(bot.token, base_url=server.base_url, rate_limiter=leaky) as leaky_bot:
+                results = await asyncio.gather(
+                    *(leaky_bot.send_message(group.id, f"m{n}") for n in range(count)),
+                    return_exceptions=True,
+                )
+            delivered = sum(not isinstance(result, BaseException) for result in results)
+            return server, delivered, None
+        script = Script()
+        lanes = paced_lanes(script, limiter=paced, **lanes_settings)
+        delivered = 0
+        async with ExtBot(bot.token, base_url=server.base_url, rate_limiter=paced) as ptb:
+
+            def message(n: int) -> Send:
+                async def post() -> object:
+                    nonlocal delivered
+                    sent = await ptb.send_message(group.id, f"m{n}", **lanes.send_args())
+                    delivered += 1
+                    return sent
+
+                return post
+
+            for n in range(count):
+                script.add(lanes, group.id, [n], send=message(n))
+            await until_idle(lanes)
+            await lanes.stop()
+        return server, delivered, paced
+
+
+async def test_a_burst_into_a_group_gets_no_429_from_the_server() -> None:
+    limits = FloodLimits(group_count=5, group_window=0.5)
+    lanes_settings = {"group_budget": 4, "group_window": 0.5, "group_spacing": 0.05}
+    server, delivered, _ = await _burst(lanes_settings, 10, limits)
+    assert delivered == 10
+    assert server.flood.too_many_requests == 0
+    assert server.flood.inside_retry_after == 0
+
+    # The same burst through PTB's AIORateLimiter configured alike trips the server.
+    server, delivered, _ = await _burst(None, 8, limits)
+    assert server.flood.too_many_requests > 0
+    assert delivered < 8
+
+
+async def test_429s_from_the_server_are_waited_out_and_never_violated() -> None:
+    """A lane set looser than the server: it gets 429s, waits them out, delivers everything."""
+    limits = FloodLimits(group_count=5, group_window=1.0)
+    lanes_settings = {"group_budget": 8, "group_window": 1.0, "group_spacing": 0.0}
+    server, delivered, paced = await _burst(lanes_settings, 8, limits)
+    assert delivered == 8
+    assert server.flood.too_many_requests >= 1
+    assert server.flood.inside_retry_after == 0
+    assert paced is not None and paced.stats.retry_after_hits == server.flood.too_many_requests
+
+
+# ---------------------------------------------------------------------- scale, replicas
+
+
+async def test_two_hundred_groups_at_once_and_idle_lanes_are_dropped() -> None:
+    script = Script()
+    lanes = paced_lanes(script, group_budget=2, group_window=0.2, group_spacing=0.0)
+    groups = [-5000 - n for n in range(200)]
+    started = time.monotonic()
+    for chat in groups:
+        script.add(lanes, chat, list(range(3)))
+    await until_idle(lanes)
+    # Every group's third message waits 0.2 s, concurrently: one after another would take 40 s.
+    assert time.monotonic() - started < 5.0
+    assert len(script.ran) == 600
+    for chat in groups[:20]:
+        assert max_in_window(script.stamps(chat), 0.2) <= 2
+    await asyncio.sleep(0.25)
+    for n in range(300):  # new chats push out the idle ones
+        lanes.want(-9000 - n, "nothing")
+    await asyncio.sleep(0.01)
+    assert not any(chat in lanes._lanes for chat in groups)
+    assert len(lanes._lanes) <= 300
+    await lanes.stop()
+
+
+async def test_the_chats_recent_writes_go_to_the_next_process_and_to_a_supergroup() -> None:
+    first_script, second_script = Script(), Script()
+    first = paced_lanes(first_script, group_budget=3, group_window=5.0, group_spacing=0.0)
+    second = paced_lanes(second_script, group_budget=3, group_window=5.0, group_spacing=0.0)
+    first_script.add(first, GROUP, ["a", "b"])
+    await until_idle(first)
+    noted = first.sent_lately(GROUP)
+    assert len(noted) == 2 and all(abs(at - time.time()) < 1.0 for at in noted)
+    # The next process counts them: one write is left of its window.
+    second.count_sent(GROUP, noted)
+    second_script.add(second, GROUP, ["c", "d"])
+    await asyncio.sleep(0.2)
+    assert second_script.tags(GROUP) == ["c"]
+    # The group becomes a supergroup: its budget goes along.
+    second.move(GROUP, OTHER_GROUP)
+    assert second.sent_lately(OTHER_GROUP) and not second.sent_lately(GROUP)
+    assert len(second.sent_lately(OTHER_GROUP)) == 3
+    await first.stop()
+    await second.stop()

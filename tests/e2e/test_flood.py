@@ -1,7 +1,7 @@
 """The group's flood budget, end to end with the server's flood limits on: a 4-player classic36
 round costs at most 8 group sends+edits from the deal to the result (12 from /newgame, the
 lobby included), whether people act as fast as the bot answers or every couple of seconds, and
-rounds follow each other without a single 429."""
+rounds follow each other without a single 429, every write through the chat's lane."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ async def test_back_to_back_rounds_stay_within_flood_limits(e2e: E2E) -> None:
     assert sum(writes) > 20, "too few writes to cross the per-minute window"
     e2e.assert_within_limits()
     e2e.assert_chips_conserved(group.id, len(users))
+    assert "outside its lane" not in e2e.log()  # every write counted in the chat's budget
 
 
 @pytest.mark.slow

@@ -122,4 +122,5 @@ async def test_a_griefer_does_not_freeze_the_table(e2e: E2E) -> None:
     )
     assert p99 <= 2.0, delays
     e2e.assert_within_limits()
+    assert "outside its lane" not in e2e.log()  # the replies too went through the lanes
     e2e.assert_chips_conserved(group.id, len(users))
