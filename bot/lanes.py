@@ -396,14 +396,16 @@ class Lanes:
             while lane.closed is None and not self._stopped:
                 lane.wake.clear()
                 now = self.clock()
+                # Nothing goes before a failure's backoff has passed and the chat's budget allows.
+                ready = lane.paused_until
+                if self.limiter is not None:
+                    ready = max(ready, lane.budget.free_at(now))
+                if ready > now:
+                    if lane.idle():
+                        return
+                    await self._sleep(lane, ready - now)
+                    continue
                 step, later = self._pick(lane, now)
-                if step is not None:
-                    # Something to send: when a failure's backoff and the chat's budget allow.
-                    ready = lane.paused_until
-                    if self.limiter is not None:
-                        ready = max(ready, lane.budget.free_at(now))
-                    if ready > now:
-                        step, later = None, ready
                 if step is None:
                     if later is None:
                         return
