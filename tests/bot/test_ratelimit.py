@@ -116,6 +116,22 @@ async def test_one_chat_is_not_paced_here_its_lane_counts_it() -> None:
     assert paced.delay_for(GROUP) == paced.delay_for(ALICE) == 0.0
 
 
+async def test_a_request_into_a_chat_outside_its_lane_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    paced, rec = limiter(), Recorder()
+    caplog.set_level(logging.WARNING, logger="bot.ratelimit")
+    await paced.wait_turn(GROUP)
+    await send(paced, rec, GROUP, args={"reserved": True})
+    await send(paced, rec, None, endpoint="sendChatAction")
+    await send(paced, rec, GROUP, endpoint="getChat")
+    assert caplog.records == []
+    await send(paced, rec, GROUP, endpoint="editMessageText")
+    assert [record.getMessage() for record in caplog.records] == [
+        f"editMessageText into chat {GROUP} outside its lane"
+    ]
+
+
 # ---------------------------------------------------------------------- overall
 
 
