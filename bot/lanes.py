@@ -396,14 +396,8 @@ class Lanes:
             while lane.closed is None and not self._stopped:
                 lane.wake.clear()
                 now = self.clock()
-                # Nothing goes before a failure's backoff has passed and the chat's budget allows.
-                ready = lane.paused_until
-                if self.limiter is not None:
-                    ready = max(ready, lane.budget.free_at(now))
-                if ready > now:
-                    if lane.idle():
-                        return
-                    await self._sleep(lane, ready - now)
+                if lane.paused_until > now:
+                    await self._sleep(lane, lane.paused_until - now)
                     continue
                 step, later = self._pick(lane, now)
                 if step is None:
@@ -412,6 +406,11 @@ class Lanes:
                     await self._sleep(lane, later - now)
                     continue
                 if self.limiter is not None:
+                    ready = lane.budget.free_at(now)
+                    if ready > now:
+                        # Nothing can go sooner, whatever comes meanwhile: no asking again.
+                        await asyncio.sleep(ready - now)
+                        continue
                     await self.limiter.wait_turn(lane.chat_id)
                     if lane.closed is not None or self._stopped:
                         return
