@@ -27,15 +27,14 @@ state. Handlers never wait for a lane; a lane's backlog never delays another cha
 one request into its chat (a table edit that finds its message deleted posts it anew: two).
 
 Without a limiter (tests, a benchmark of the bot alone) the lanes count as ever and keep the
-reserve from table edits, but hold nothing else back.
+reserve from table edits, but hold nothing else back. With replicas a chat's recent writes go
+with its lease to the next process that delivers it (`sent_lately`, `count_sent`: what
+`bot.replicas.Budget` asks of the lanes).
 
 A failed request is classified (`bot.telegram_errors`): transient errors pause the lane with a
 capped exponential backoff; a lasting refusal (kicked, no rights, blocked) closes the lane and
 tells its owner (games there end cleanly) until a new update from that chat reopens it; a
 migrated group is handed to its owner, which moves the games to the supergroup's id.
-
-With replicas a chat's recent writes go with its lease to the next process that delivers it
-(`sent_lately`, `count_sent`: what `bot.replicas.Budget` asks of the lanes).
 """
 
 from __future__ import annotations
