@@ -30,7 +30,8 @@ Make = Callable[[int, int | None], Awaitable[object]]
 
 @dataclass
 class Replies:
-    lanes: Lanes  # and its clock: one for the chat's budget and for the answers' spacing
+    lanes: Lanes
+    clock: Callable[[], float] = time.monotonic
     _command_said: dict[tuple[int, int, str], float] = field(default_factory=dict)
     _person_said: dict[tuple[int, int], float] = field(default_factory=dict)
     _pointed: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -53,7 +54,7 @@ class Replies:
         ``in_group`` keeps it in the group (a menu with the group's buttons); ``pointer`` is
         the short group line that says the answer went to the private chat.
         """
-        now = self.lanes.clock()
+        now = self.clock()
         self._trim(now)
         if chat_id > 0 or user_id is None:
             self.lanes.post(chat_id, lambda: make(chat_id, None), f"reply to {command}")
