@@ -185,7 +185,7 @@ async def _start_miniapp(
         max_age=settings.webapp_auth_max_age,
         telegram_js=settings.webapp_telegram_js,
     )
-    rt.delivery.followers.append(miniapp)
+    rt.delivery.followers.append(miniapp.live)
     rt.delivery.screens.app_url = settings.webapp_url or ""
     rt.delivery.screens.app_short_name = settings.webapp_short_name or ""
     await miniapp.start(settings.webapp_listen, settings.webapp_port)

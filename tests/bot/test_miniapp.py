@@ -381,7 +381,7 @@ async def test_each_commit_is_pushed_and_a_new_stream_starts_with_the_latest(
     # A page that went away stops being followed at once.
     miniapp = h.app.bot_data["miniapp"]
     async with asyncio.timeout(2):
-        while miniapp.open_pages():  # noqa: ASYNC110 - a count, not an event, is watched
+        while miniapp.live.open_pages():  # noqa: ASYNC110 - a count, not an event, is watched
             await asyncio.sleep(0.01)
 
 
@@ -460,7 +460,8 @@ async def test_the_page_is_served_with_telegrams_script(pages: Pages) -> None:
 
 
 async def test_a_flood_of_requests_is_slowed_down_and_changes_nothing(pages: Pages) -> None:
-    from bot.webapp.server import REQUESTS_PER_WINDOW, STREAMS_PER_PERSON
+    from bot.webapp.asking import REQUESTS_PER_WINDOW
+    from bot.webapp.live import STREAMS_PER_PERSON
 
     await deal(pages)
     vika = pages.h.users[2]
@@ -473,7 +474,7 @@ async def test_a_flood_of_requests_is_slowed_down_and_changes_nothing(pages: Pag
     assert (await pages.state(pages.h.users[1]))[0] == 200
     # Event streams: a few pages at once, not a hundred.
     miniapp = pages.h.app.bot_data["miniapp"]
-    miniapp._recent.clear()
+    miniapp.askers._recent.clear()
     boris = pages.h.users[1]
     params = {"chat": str(pages.h.group.id), "auth": pages.auth(boris)}
     streams = []
