@@ -449,6 +449,8 @@ class RoundFlow(GameState):
         if player == self.banker and self.phase is not Phase.LOBBY:
             self._pass_bank(reason)
         self.seats = [s for s in self.seats if s.player != player]
+        if player == self.house:
+            self.house = None  # the house left the lobby: the banker is drawn by lot again
         self.hands.pop(player, None)
         if player in self.order:
             self.order.remove(player)

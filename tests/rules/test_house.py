@@ -226,3 +226,18 @@ def test_decisions_are_sensible() -> None:
     assert decide_view(position("10S", "QS", "JS", "6H")) == "stand"  # 10 + 3 + 2 + 6 = 21
     assert decide_view(position("10S", "KS", "6H")) == "stand"  # 20
     assert decide_view(position("10S", "JS")) == "hit"  # 12
+
+
+def test_house_that_leaves_the_lobby_is_no_longer_the_house() -> None:
+    # Before, game.house kept naming the departed house: can_start() said yes and start() then
+    # failed on a player who was not seated.
+    game = Game(PRESETS["home36"], source=seeded(7))
+    game.join(HOUSE, 5000, house=True)
+    game.join(1, 100)
+    game.join(2, 100)
+    game.leave(HOUSE)
+    assert game.house is None
+    assert game.can_start()
+    game.start()
+    assert game.banker in (1, 2)
+    assert Game.from_dict(game.to_dict()).to_dict() == game.to_dict()
