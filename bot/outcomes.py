@@ -102,7 +102,6 @@ class Ignored:
     """An update processed already (delivered twice): nothing was done, nothing is said."""
 
 
-Committed = Done | Joined
 Result = Done | Joined | Repeated | Refusal | Ignored
 
 

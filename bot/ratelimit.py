@@ -80,8 +80,6 @@ class LimiterStats:
 
     sent: int = 0
     """Requests handed to Telegram through the limiter (each attempt, including refused ones)."""
-    waited_seconds_total: float = 0.0
-    """Sum over requests and turns of the time spent waiting (the bot's rate and 429s)."""
     retry_after_hits: int = 0
     """How many 429 answers (RetryAfter) came back."""
 
@@ -183,9 +181,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             raise ValueError(f"not a chat id: {chat_id!r}")
         started = self._clock()
         await self._turn(key, take=True)
-        waited = self._clock() - started
-        self.stats.waited_seconds_total += waited
-        return waited
+        return self._clock() - started
 
     def delay_for(self, chat_id: int | str) -> float:
         """Seconds until a 429 no longer blocks ``chat_id`` (its own, or the bot's)."""
@@ -234,9 +230,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             log.warning("%s into chat %s outside its lane", endpoint, key)
         attempt = 0
         while True:
-            started = self._clock()
             await self._turn(key, take=take)
-            self.stats.waited_seconds_total += self._clock() - started
             self.stats.sent += 1
             try:
                 return await callback(*args, **kwargs)
