@@ -68,6 +68,33 @@ def _override(name: str) -> Callable[[ChatSettings, str], ChatSettings]:
     return write
 
 
+def _switch(
+    key: str,
+    name: str,
+    read: Callable[[ChatSettings], str],
+    write: Callable[[ChatSettings, str], ChatSettings],
+) -> Option:
+    """An on/off option: its line ``settings-<name>``, its buttons ``settings-btn-<name>``."""
+    return Option(
+        key=key,
+        values=("on", "off"),
+        line=f"settings-{name}",
+        label=f"settings-btn-{name}",
+        read=read,
+        write=write,
+        word=_on_word,
+    )
+
+
+def _override_switch(key: str, name: str, field: str) -> Option:
+    """An on/off preset parameter the chat overrides (see :func:`_override`)."""
+
+    def read(settings: ChatSettings) -> str:
+        return _onoff(bool(settings.overrides.get(field, getattr(_base(settings), field))))
+
+    return _switch(key, name, read, _override(field))
+
+
 def _read_fine(settings: ChatSettings) -> str:
     raw = settings.overrides.get("bust_fine_percent", _base(settings).bust_fine_percent)
     return str(raw if isinstance(raw, int) else _base(settings).bust_fine_percent)
@@ -92,15 +119,7 @@ OPTIONS: tuple[Option, ...] = (
         word=_preset_word,
         per_row=2,
     ),
-    Option(
-        key="dark_draw",
-        values=("on", "off"),
-        line="settings-dark",
-        label="settings-btn-dark",
-        read=lambda s: _onoff(bool(s.overrides.get("dark_draw", _base(s).dark_draw))),
-        write=_override("dark_draw"),
-        word=_on_word,
-    ),
+    _override_switch("dark_draw", "dark", "dark_draw"),
     Option(
         key="fine",
         values=("0", "50", "100"),
@@ -110,15 +129,7 @@ OPTIONS: tuple[Option, ...] = (
         write=_override("bust_fine_percent"),
         word=lambda v, _: int(v),
     ),
-    Option(
-        key="acelow",
-        values=("on", "off"),
-        line="settings-acelow",
-        label="settings-btn-acelow",
-        read=lambda s: _onoff(bool(s.overrides.get("ace_low_on_bust", _base(s).ace_low_on_bust))),
-        write=_override("ace_low_on_bust"),
-        word=_on_word,
-    ),
+    _override_switch("acelow", "acelow", "ace_low_on_bust"),
     Option(
         key="timeout",
         values=("30", "60", "120"),
@@ -129,23 +140,17 @@ OPTIONS: tuple[Option, ...] = (
         write=lambda s, v: replace(s, turn_timeout=int(v)),
         word=lambda v, _: int(v),
     ),
-    Option(
-        key="house",
-        values=("on", "off"),
-        line="settings-house",
-        label="settings-btn-house",
-        read=lambda s: _onoff(s.house_banker),
-        write=lambda s, v: replace(s, house_banker=v == "on"),
-        word=_on_word,
+    _switch(
+        "house",
+        "house",
+        lambda s: _onoff(s.house_banker),
+        lambda s, v: replace(s, house_banker=v == "on"),
     ),
-    Option(
-        key="refill",
-        values=("on", "off"),
-        line="settings-refill",
-        label="settings-btn-refill",
-        read=lambda s: _onoff(s.daily_refill),
-        write=lambda s, v: replace(s, daily_refill=v == "on"),
-        word=_on_word,
+    _switch(
+        "refill",
+        "refill",
+        lambda s: _onoff(s.daily_refill),
+        lambda s, v: replace(s, daily_refill=v == "on"),
     ),
     Option(
         key="lang",
