@@ -98,9 +98,7 @@ class EndButton:
 
 
 def parse_end(data: str | None) -> EndButton | None:
-    if not data or len(data.encode()) > MAX_BYTES:
-        return None
-    match = _END.fullmatch(data)
+    match = _match(_END, data)
     if match is None:
         return None
     return EndButton(
@@ -124,11 +122,16 @@ def _checked(data: str) -> str:
     return data
 
 
-def parse_game(data: str | None) -> GameButton | None:
-    """The game button in ``data``, or None when it is malformed in any way."""
+def _match(pattern: re.Pattern[str], data: str | None) -> re.Match[str] | None:
+    """``data`` read by ``pattern``, or None when it is empty, too long or does not match."""
     if not data or len(data.encode()) > MAX_BYTES:
         return None
-    match = _GAME.fullmatch(data)
+    return pattern.fullmatch(data)
+
+
+def parse_game(data: str | None) -> GameButton | None:
+    """The game button in ``data``, or None when it is malformed in any way."""
+    match = _match(_GAME, data)
     if match is None:
         return None
     try:
@@ -142,9 +145,7 @@ def parse_game(data: str | None) -> GameButton | None:
 
 
 def parse_setting(data: str | None) -> SettingButton | None:
-    if not data or len(data.encode()) > MAX_BYTES:
-        return None
-    match = _SETTING.fullmatch(data)
+    match = _match(_SETTING, data)
     if match is None:
         return None
     return SettingButton(int(match["chat"]), match["key"], match["value"])
