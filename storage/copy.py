@@ -161,10 +161,15 @@ def _to_bool(value: object) -> object:
     raise TypeError
 
 
-def _to_int(value: object) -> object:
-    if value is None or isinstance(value, int):
-        return value
-    raise TypeError
+def _as_is(kind: type) -> Callable[[object], object]:
+    """A value of ``kind`` (or None) kept as it is; anything else is not one of its values."""
+
+    def convert(value: object) -> object:
+        if value is None or isinstance(value, kind):
+            return value
+        raise TypeError
+
+    return convert
 
 
 def _to_float(value: object) -> object:
@@ -174,12 +179,8 @@ def _to_float(value: object) -> object:
     raise TypeError
 
 
-def _to_text(value: object) -> object:
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError
-
-
+_to_int: Final = _as_is(int)
+_to_text: Final = _as_is(str)
 _CONVERTERS: Final[Mapping[str, Callable[[object], object]]] = {
     "boolean": _to_bool,
     "smallint": _to_int,
