@@ -384,7 +384,7 @@ async def create_game(
     stored = await service.storage.load_game(game_id)
     assert stored is not None
     async with service.storage.transaction() as tx:
-        await tx.set_messages(game_id, shown_version=stored.version)
+        await tx.set_screen(game_id, shown_version=stored.version)
     return game_id
 
 

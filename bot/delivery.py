@@ -12,10 +12,12 @@ the budget):
   to them (only new messages make a phone buzz; edits never do), the previous one losing its
   buttons, and quiet edits of the hand otherwise.
 
-What was shown is recorded — table and hand message ids, how many results were posted, the
-digest of what each message shows — so a retry or a restart never re-sends the same thing and
-never asks Telegram for an edit that changes nothing. A player's turn clock starts only when a
-message naming them as the one to act has been delivered (`GameService.start_clocks`).
+What was shown is recorded in delivery's own tables, which it alone writes (the games are the
+service's) — table and hand message ids, how many results were posted, the version the table
+shows (`screens`), the digest of what each message shows — so a retry or a restart never
+re-sends the same thing and never asks Telegram for an edit that changes nothing. A player's
+turn clock starts only when a message naming them as the one to act has been delivered
+(`GameService.start_clocks`).
 
 When replicas share the database, a chat is shown only by the holder of its lease
 (:mod:`bot.replicas`); the others drop what they knew of its games. Its followers (the Mini
@@ -101,6 +103,7 @@ class Delivery:
         self._table_shown: dict[int, int] = {}  # game -> version its table shows
         self._posted: dict[int, int] = {}  # game -> seq of the last result posted
         self._hands: dict[tuple[int, int], tuple[int | None, int]] = {}  # -> (notice, msg)
+        self._hand_ids: dict[int, dict[int, int]] = {}  # game -> its stored hand messages
         self._hand_shown: dict[tuple[int, int], int] = {}  # (game, player) -> version
         self._mentioned: dict[int, int] = {}  # game -> the turn mentioned in the group
         self._clocked: dict[int, int] = {}  # game -> version whose clock was started
@@ -133,7 +136,7 @@ class Delivery:
             return
         await self._users_of(view.game.players)
         if view.game_id not in self._views:
-            await self._learn_shown(view)  # the first view since start: what do its messages show
+            await self._learn_shown(view)  # the first view since start: what was shown of it
         if view.stored.deadline is None:
             self.scheduler.cancel((WARN, view.game_id))
         self._take(view)
@@ -185,29 +188,34 @@ class Delivery:
         if known is not None and known.version >= view.version + (1 if force else 0):
             return  # an older version, or (unless forced) the same one again
         self._views[game_id] = view
-        self._posted.setdefault(game_id, view.stored.posted_seq)
-        if game_id not in self._tables and view.stored.table_message_id is not None:
-            self._tables[game_id] = (view.meta.table_since, view.stored.table_message_id)
-        for player, message_id in view.stored.hand_messages.items():
-            key = (game_id, player)
-            if key not in self._hands:
-                self._hands[key] = (notice_of(self._shown.get((player, message_id))), message_id)
         self.lanes.want(view.stored.chat_id, ("g", game_id))
         for player in view.game.players:
             if player != HOUSE_ID and self._private_ok(player):
                 self.lanes.want(player, ("h", game_id))
 
     async def _learn_shown(self, view: View) -> None:
-        """After a restart: what the game's messages show, from the database."""
+        """After a restart (or once the game's records left memory): what was shown of the
+        game — delivery's own record of it (`Screen`) and what its messages show — from the
+        database. Records delivery holds already are kept: they are newer."""
+        game_id = view.game_id
+        screen = await self.storage.load_screen(game_id)
         pairs = []
-        if view.stored.table_message_id is not None:
-            pairs.append((view.stored.chat_id, view.stored.table_message_id))
-        pairs += [(p, m) for p, m in view.stored.hand_messages.items()]
+        if screen.table_message_id is not None:
+            pairs.append((view.stored.chat_id, screen.table_message_id))
+        pairs += [(p, m) for p, m in screen.hand_messages.items()]
         for chat_id, message_id in pairs:
             if (chat_id, message_id) not in self._shown:
                 found = await self.storage.shown_digest(chat_id, message_id)
                 if found is not None:
                     self._remember(chat_id, message_id, found)
+        self._posted.setdefault(game_id, screen.posted_seq)
+        if game_id not in self._tables and screen.table_message_id is not None:
+            self._tables[game_id] = (screen.table_since, screen.table_message_id)
+        self._hand_ids.setdefault(game_id, dict(screen.hand_messages))
+        for player, message_id in screen.hand_messages.items():
+            key = (game_id, player)
+            if key not in self._hands:
+                self._hands[key] = (notice_of(self._shown.get((player, message_id))), message_id)
 
     def _forget(self, game_id: int, view: View) -> None:
         """The game's view left the cache: its records go too."""
@@ -219,6 +227,7 @@ class Delivery:
             self._clocked,
             self._results,
             self._strips,
+            self._hand_ids,
         ):
             store.pop(game_id, None)
         for player in view.game.players:
@@ -476,7 +485,7 @@ class Delivery:
                     self._results[game_id] = message_id
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
         async with self.storage.transaction() as tx:
-            await tx.set_messages(game_id, posted_seq=seq)
+            await tx.set_screen(game_id, posted_seq=seq)
             if message_id is not None and rendered is not None:
                 await tx.record_shown(view.stored.chat_id, message_id, digest(rendered))
         if message_id is not None and rendered is not None:
@@ -493,12 +502,13 @@ class Delivery:
         stamp = digest(rendered)
         self._remember(chat_id, sent.message_id, stamp)
         async with self.storage.transaction() as tx:
-            fresh = await tx.load_game(game_id)
-            # Only while the game still wants this table (not a newer round's).
-            if fresh is not None and meta_of(fresh).table_since == since:
-                await tx.set_messages(
-                    game_id, table_message_id=sent.message_id, shown_version=view.version
-                )
+            # Recorded with the round's table it shows: a newer one recorded already stays.
+            await tx.set_screen(
+                game_id,
+                table_since=since,
+                table_message_id=sent.message_id,
+                shown_version=view.version,
+            )
             await tx.record_shown(chat_id, sent.message_id, stamp)
         if previous is not None and previous[1] != sent.message_id:
             self._strip_later(game_id, chat_id, previous[1])
@@ -550,7 +560,7 @@ class Delivery:
                     async with self.storage.transaction() as tx:
                         for game_id, version in shown.items():
                             with suppress(GameNotFound):  # pruned meanwhile
-                                await tx.set_messages(game_id, shown_version=version)
+                                await tx.set_screen(game_id, shown_version=version)
             except Exception:
                 log.exception("could not record %d clocks and %d views", len(clocks), len(shown))
 
@@ -580,12 +590,13 @@ class Delivery:
         # Delivery is the only writer of the hand messages: what it knows is what is stored.
         hands = {
             p: found[1]
-            for p in {*view.stored.hand_messages, *view.game.players}
+            for p in {*self._hand_ids.get(view.game_id, ()), *view.game.players}
             if (found := self._hands.get((view.game_id, p))) is not None
         }
+        self._hand_ids[view.game_id] = hands
         async with self.storage.transaction() as tx:
             with suppress(GameNotFound):
-                await tx.set_messages(view.game_id, hand_messages=hands)
+                await tx.set_screen(view.game_id, hand_messages=hands)
             await tx.record_shown(player, sent.message_id, stamp)
         if old is not None and old[1] != sent.message_id:
             self._strip_later(view.game_id, player, old[1])

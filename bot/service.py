@@ -544,8 +544,7 @@ class GameService(ServiceReads, ServiceSettings):
         was_over = stored.state["engine"]["phase"] == Phase.ROUND_OVER.value
         new_round = was_over and game.phase not in (Phase.ROUND_OVER, Phase.ENDED)
         if new_round:
-            await tx.set_messages(stored.game_id, table_message_id=None)
-            meta.table_since = stored.version + 1
+            meta.table_since = stored.version + 1  # delivery posts the table anew
             # The log of the rounds before goes to the game's archive: the stored state carries
             # only the round being played, so an action costs the same in the first round of a
             # session and in the hundredth (a whole evening's log is over 60 KiB of JSON).
@@ -553,8 +552,12 @@ class GameService(ServiceReads, ServiceSettings):
             archived = game.archive_log(len(game.log) - log_before)
             if archived:
                 await tx.archive_log(stored.game_id, start, archived)
-        # Results delivery has posted are done with; the rest wait in the outbox.
-        meta.outbox = [item for item in meta.outbox if item.get("seq", 0) > stored.posted_seq]
+        # Results delivery has posted (its record, read here) are done with; the rest wait in
+        # the outbox. The outbox stays the game's, written by this commit: a result exists
+        # once its round is settled, whatever happens to the process before it is shown.
+        if meta.outbox:
+            posted = (await tx.load_screen(stored.game_id)).posted_seq
+            meta.outbox = [item for item in meta.outbox if item.get("seq", 0) > posted]
         # The table's 📣 lines belong to the round it shows: a settled round's notes end with
         # its result (which tells them), and what follows (the bank passing, who leaves) is
         # the news of the next round's table.
@@ -601,14 +604,12 @@ class GameService(ServiceReads, ServiceSettings):
             status=status,
             deadline=deadline,
         )
-        table_id = None if new_round else stored.table_message_id
         saved = replace(
             stored,
             state=state,
             version=new_version,
             status=status,
             deadline=deadline,
-            table_message_id=table_id,
             updated_at=self.clock(),
         )
         return Outcome(saved, game, meta, events, chat)

@@ -22,6 +22,7 @@ from storage.models import (
     Player,
     PlayerStats,
     Refill,
+    Screen,
     StatsDelta,
     StoredGame,
     Transfer,
@@ -69,6 +70,10 @@ class Reads(ABC):
     @abstractmethod
     async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
         """The entries `Transaction.archive_log` stored for the game, in order (may be empty)."""
+
+    @abstractmethod
+    async def load_screen(self, game_id: int) -> Screen:
+        """What delivery recorded it showed of the game (the defaults when nothing)."""
 
     @abstractmethod
     async def shown_digest(self, chat_id: int, message_id: int) -> str | None:
@@ -135,22 +140,26 @@ class Transaction(Reads):
         """
 
     @abstractmethod
-    async def set_messages(
+    async def set_screen(
         self,
         game_id: int,
         *,
+        table_since: int | Unset = UNSET,
         table_message_id: int | Unset | None = UNSET,
-        hand_messages: Mapping[int, int] | Unset | None = UNSET,
+        hand_messages: Mapping[int, int] | Unset = UNSET,
         shown_version: int | Unset = UNSET,
         posted_seq: int | Unset = UNSET,
     ) -> None:
-        """Record the ids of the live messages and how far delivery got; does not bump the
-        version (what was sent is not a change of the game: nobody's copy becomes stale).
+        """Delivery's record of what it showed of the game (`Screen`), written by delivery
+        alone and apart from the game: the game's row and version are untouched.
 
-        Arguments left UNSET are unchanged; `hand_messages` replaces the whole mapping
-        (None clears it). `posted_seq` only ever grows: a value below the stored one is
-        ignored, so that a late writer of an older progress cannot make results be posted
-        twice. `GameNotFound` if the game does not exist.
+        Arguments left UNSET are unchanged. A table message is recorded with the `table_since`
+        it was posted for, and is kept only if that is not older than the recorded one (a
+        late write of an older round's table does not replace a newer one; `shown_version`
+        given with it follows the same rule). `hand_messages` replaces the whole mapping.
+        `posted_seq` only ever grows: a value below the stored one is ignored, so that a late
+        writer of an older progress cannot make results be posted twice. `GameNotFound` if
+        the game does not exist.
         """
 
     @abstractmethod

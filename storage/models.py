@@ -124,14 +124,26 @@ class StoredGame:
     version: int
     bank: int
     deadline: float | None  # unix time when the current turn times out
-    table_message_id: int | None
-    hand_messages: Mapping[int, int]  # user id -> private message id
     creator_id: int
     created_at: float
     updated_at: float
-    # How far the delivery of the game's results got (set_messages(posted_seq=...)): kept apart
-    # from the state and its version. Last, with a default, so that older constructors still work.
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """What delivery showed of a game: its record, kept apart from the game (the service writes
+    the game, delivery alone writes this; a game it showed nothing of reads as the defaults)."""
+
+    game_id: int
+    # The game's `table_since` (the version at which a new table message was wanted) that the
+    # table message was posted for: when the game's moves on, the table is posted anew.
+    table_since: int = 0
+    table_message_id: int | None = None
+    hand_messages: Mapping[int, int] = field(default_factory=dict)  # user -> private message
+    # How far the delivery of the game's results got (the outbox's seq numbers posted).
     posted_seq: int = 0
+    # The state version the table message last showed (start-up shows the games behind).
+    shown_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)

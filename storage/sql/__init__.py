@@ -1,6 +1,7 @@
 """The SQL of every table, written once for both backends.
 
-One module per group of tables (games, ledger, chats, delivery, stats, claims, chat_migration)
+One module per group of tables (games, ledger, chats, delivery, screens, stats, claims,
+chat_migration)
 holds its statements, with `$1` placeholders, as mixins over storage/sql/base.py: read mixins,
 shared by a storage object and its transactions; queries only the storage object runs; write
 mixins of a transaction. dialect.py holds the few fragments where SQLite and PostgreSQL differ.
@@ -15,6 +16,7 @@ from storage.sql.claims import LeaseReads, LeaseWrites
 from storage.sql.delivery import DeliveryReads, DeliveryWrites
 from storage.sql.games import GameQueries, GameReads, GameWrites
 from storage.sql.ledger import LedgerQueries, LedgerReads, LedgerWrites
+from storage.sql.screens import ScreenQueries, ScreenReads, ScreenWrites
 from storage.sql.stats import StatsQueries, StatsWrites
 
 
@@ -26,6 +28,8 @@ class StorageTables(
     LedgerQueries,
     StatsQueries,
     DeliveryReads,
+    ScreenReads,
+    ScreenQueries,
     LeaseReads,
     Storage,
 ):
@@ -38,12 +42,14 @@ class TransactionTables(
     LedgerWrites,
     StatsWrites,
     DeliveryWrites,
+    ScreenWrites,
     ChatMigration,
     LeaseWrites,
     ChatReads,
     GameReads,
     LedgerReads,
     DeliveryReads,
+    ScreenReads,
     LeaseReads,
     Transaction,
 ):

@@ -1,11 +1,12 @@
-"""The games, their archived logs and their seats: the game state with optimistic concurrency,
-the ids of the messages that show it, the deadlines the timers re-arm from.
+"""The games, their archived logs and their seats: the game state with optimistic concurrency
+and the deadlines the timers re-arm from. Written by the service (what delivery showed of a
+game is delivery's own table, storage/sql/screens.py).
 
 Concurrency (PostgreSQL, READ COMMITTED, several processes): save_game is one conditional
 UPDATE (`version = expected`): a concurrent save of the same game holds the row until it
 commits, then PostgreSQL re-checks the condition on the new row, which no longer matches, and
-the caller gets VersionConflict. set_messages and start_clock are single UPDATEs whose
-conditions are re-checked the same way (posted_seq grows with GREATEST, so it never goes back).
+the caller gets VersionConflict. start_clock is a single UPDATE whose conditions are re-checked
+the same way.
 archive_log and set_seats read, then write what depends on what they read (the log's length,
 the seats already there): they first lock the game's row, so that two of them on one game run
 one after the other, the second reading what the first committed. On SQLite the lock clause is
@@ -20,12 +21,12 @@ from typing import Any, Final, cast
 
 from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
 from storage.jsontext import dumps, loads
-from storage.models import GAME_STATUSES, UNSET, GameStatus, StoredGame, Unset
+from storage.models import GAME_STATUSES, GameStatus, StoredGame
 from storage.sql.base import Row, TableReads, TableWrites
 
 _GAME_COLUMNS: Final = (
-    "game_id, chat_id, thread_id, status, state, version, bank, deadline, table_message_id, "
-    "hand_messages, creator_id, created_at, updated_at, posted_seq"
+    "game_id, chat_id, thread_id, status, state, version, bank, deadline, creator_id, "
+    "created_at, updated_at"
 )
 # The dialect's lock (FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders
 # these writers after a concurrent save_game and each other, but not inserts that merely refer
@@ -43,13 +44,9 @@ def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) ->
         version=row[5],
         bank=row[6],
         deadline=row[7],
-        table_message_id=row[8],
-        # JSON object keys are strings; user ids are ints everywhere else.
-        hand_messages={int(k): int(v) for k, v in loads(row[9]).items()},
-        creator_id=row[10],
-        created_at=row[11],
-        updated_at=row[12],
-        posted_seq=row[13],
+        creator_id=row[8],
+        created_at=row[9],
+        updated_at=row[10],
     )
 
 
@@ -117,13 +114,6 @@ class GameQueries(TableReads):
         )
         return [(row[0], row[1], row[2]) for row in rows]
 
-    async def stale_views(self) -> list[int]:
-        rows = await self._rows(
-            "SELECT game_id FROM games WHERE status <> 'finished' AND shown_version < version "
-            "ORDER BY game_id"
-        )
-        return [row[0] for row in rows]
-
     async def stale_games(self, idle_before: float) -> list[int]:
         rows = await self._rows(
             "SELECT game_id FROM games WHERE status <> 'finished' AND updated_at < $1 "
@@ -173,12 +163,9 @@ class GameWrites(TableWrites):
             version=1,
             bank=0,
             deadline=None,
-            table_message_id=None,
-            hand_messages={},
             creator_id=creator_id,
             created_at=now,
             updated_at=now,
-            posted_seq=0,
         )
 
     async def save_game(
@@ -220,43 +207,6 @@ class GameWrites(TableWrites):
         if current[0] != expected_version:
             raise VersionConflict(game_id, expected_version, current[0])
         raise GameExists(current[1], current[2])
-
-    async def set_messages(
-        self,
-        game_id: int,
-        *,
-        table_message_id: int | Unset | None = UNSET,
-        hand_messages: Mapping[int, int] | Unset | None = UNSET,
-        shown_version: int | Unset = UNSET,
-        posted_seq: int | Unset = UNSET,
-    ) -> None:
-        assignments: list[str] = []
-        params: list[object] = []
-
-        def assign(template: str, value: object) -> None:
-            params.append(value)
-            assignments.append(template.format(f"${len(params)}"))
-
-        if not isinstance(table_message_id, Unset):
-            assign("table_message_id = {}", table_message_id)
-        if not isinstance(hand_messages, Unset):
-            assign(
-                "hand_messages = {}", dumps({str(k): v for k, v in (hand_messages or {}).items()})
-            )
-        if not isinstance(shown_version, Unset):
-            assign("shown_version = {}", shown_version)
-        if not isinstance(posted_seq, Unset):
-            # Only ever grows: a late write of an older progress must not re-post results.
-            assign("posted_seq = {{greatest}}(posted_seq, {})", posted_seq)
-        if not assignments:
-            return
-        changed = await self._execute(
-            f"UPDATE games SET {', '.join(assignments)} WHERE game_id = ${len(params) + 1}",
-            *params,
-            game_id,
-        )
-        if changed == 0:
-            raise GameNotFound(game_id)
 
     async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
         # No version bump and no updated_at: delivering a prompt changes nothing of the game.

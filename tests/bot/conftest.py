@@ -25,7 +25,7 @@ from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message
 from localbotapi.models import CallbackAnswer, RequestRecord
 from localbotapi.offline import OfflineRequest
 from rules.randomness import ScriptedSource
-from storage import StoredGame
+from storage import Screen, StoredGame
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
 
@@ -174,6 +174,13 @@ class Harness:
         found = await self.rt.storage.load_active_game((chat or self.group).id, thread_id)
         assert found is not None, "no running game"
         return found
+
+    async def screen(self, game: int | StoredGame | None = None) -> Screen:
+        """What delivery recorded it showed of a game (the group's running game by default)."""
+        if game is None:
+            game = await self.stored()
+        game_id = game if isinstance(game, int) else game.game_id
+        return await self.rt.storage.load_screen(game_id)
 
     async def balance(self, user: FakeUser, chat: Chat | None = None) -> int:
         player = await self.rt.storage.get_player((chat or self.group).id, user.id)

@@ -180,11 +180,11 @@ async def test_the_bot_removed_from_the_group_ends_its_games(harness: Harness) -
 async def test_a_deleted_table_is_posted_anew(harness: Harness) -> None:
     h = harness
     b = h.users[1]
-    stored = await classic_at_stake(h)
+    stored = await h.screen(await classic_at_stake(h))
     assert stored.table_message_id is not None
     h.server.delete_message(h.group, stored.table_message_id, by=h.users[0])
     await h.press_act(b, turn_message(h, 1), Act.BET, 10)
-    after = await h.stored()
+    after = await h.screen()
     assert after.table_message_id not in (None, stored.table_message_id)
     table = h.group.message(after.table_message_id)
     assert table is not None and "Борис" in table.content
@@ -267,7 +267,7 @@ async def test_a_transient_failure_is_retried_with_backoff(harness: Harness) -> 
     assert [r.status for r in edits] == [502, 502, 200], [r.status for r in edits]
     assert edits[1].time - edits[0].time >= 0.9
     assert edits[2].time - edits[1].time >= 1.9
-    assert "ставка 10" in h.group.message((await h.stored()).table_message_id or 0).content  # type: ignore[union-attr]
+    assert "ставка 10" in h.group.message((await h.screen()).table_message_id or 0).content  # type: ignore[union-attr]
 
 
 async def test_update_ids_older_than_a_day_are_forgotten(harness: Harness) -> None:

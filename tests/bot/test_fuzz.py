@@ -350,7 +350,8 @@ class Fuzzer:
             "dark": (Act.DARK, "/dark"),
             "next_round": (Act.NEXT, "/next"),
         }[action]
-        table = chat.message(stored.table_message_id) if stored.table_message_id else None
+        table_id = (await self.h.rt.storage.load_screen(stored.game_id)).table_message_id
+        table = chat.message(table_id) if table_id else None
         if table is not None and rng.random() < 0.6:
             buttons = [
                 (b, d)

@@ -20,9 +20,9 @@ async def test_hand_and_moves_typed_in_private(harness: Harness) -> None:
     assert stored.state["engine"]["turn"] == b.id
     # /hand in private posts the hand anew there.
     before = len(harness.private(b).all_messages)
-    old_hand = stored.hand_messages[b.id]
+    old_hand = (await harness.screen(stored)).hand_messages[b.id]
     await harness.say(b, "/hand", harness.bot)
-    assert (await harness.stored()).hand_messages[b.id] != old_hand
+    assert (await harness.screen()).hand_messages[b.id] != old_hand
     assert len(harness.private(b).all_messages) > before + 1
     # A stake and a card typed privately go to that game.
     await harness.say(b, "/bet 20", harness.bot)

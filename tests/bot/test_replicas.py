@@ -306,7 +306,7 @@ async def test_a_chat_handed_back_is_shown_from_what_the_other_replica_recorded(
     the database, and edits a table that no longer shows the game's state."""
     h = harness
     stored = await classic_at_stake(h)
-    table = stored.table_message_id
+    table = (await h.screen(stored)).table_message_id
     assert table is not None
     await h.rt.delivery.drain()
     edits = len(h.server.calls("editMessageText"))

@@ -211,8 +211,9 @@ async def play_round(
         return
     # The next round opens below the result, in a new table message; the old one loses its
     # buttons, and the result's "next round" button is refused from now on.
-    assert stored.table_message_id is not None
-    old_table = harness.group.message(stored.table_message_id)
+    old_table_id = (await harness.screen(stored)).table_message_id
+    assert old_table_id is not None
+    old_table = harness.group.message(old_table_id)
     assert old_table is not None and not old_table.inline_keyboard  # the result carries "next"
     next_data = harness.data_of(posted[0], Act.NEXT)
     if buttons:

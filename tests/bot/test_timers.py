@@ -102,7 +102,7 @@ async def test_restart_mid_round_rearms_timers_and_finishes_the_round(tmp_path: 
         await classic_at_stake(first, ["10S", "9S", "7H", "AS", "8D", "KD", "10D"])
         await first.say(b, "/bet 50")
         before = await first.stored()
-        table_id = before.table_message_id
+        table_id = (await first.screen(before)).table_message_id
     finally:
         await stop_harness(first)
     # Telegram keeps updates sent while the bot is down.
@@ -114,7 +114,7 @@ async def test_restart_mid_round_rearms_timers_and_finishes_the_round(tmp_path: 
         after = await second.stored()
         assert after.version == before.version + 1
         assert await second.balance(b) == 1050  # 10 + A = 21, paid at once
-        assert after.table_message_id == table_id  # the same live table, edited
+        assert (await second.screen(after)).table_message_id == table_id  # the same table, edited
         await second.say(c, "/bet 25")
         await second.say(c, "/dark")
         await second.say(a, "/hit")

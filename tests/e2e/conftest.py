@@ -213,8 +213,10 @@ class Database:
     def game(self, chat_id: int) -> GameRow | None:
         """The chat's newest game."""
         rows = self.query(
-            "SELECT game_id, chat_id, version, status, state, bank, table_message_id, "
-            "hand_messages FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
+            "SELECT games.game_id, chat_id, version, status, state, bank, table_message_id, "
+            "coalesce(hand_messages, '{}') FROM games "
+            "LEFT JOIN screens ON screens.game_id = games.game_id "
+            "WHERE chat_id = ? ORDER BY games.game_id DESC LIMIT 1",
             (chat_id,),
         )
         if not rows:
@@ -243,9 +245,11 @@ class Database:
         """(game id, results not yet posted, table message id, status) of the chat's newest
         game."""
         rows = self.query(
-            "SELECT game_id, (SELECT count(*) FROM json_each(state, '$.meta.outbox') "
-            "WHERE json_extract(value, '$.seq') > games.posted_seq), "
-            "table_message_id, status FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
+            "SELECT games.game_id, (SELECT count(*) FROM json_each(state, '$.meta.outbox') "
+            "WHERE json_extract(value, '$.seq') > coalesce(screens.posted_seq, 0)), "
+            "table_message_id, status FROM games "
+            "LEFT JOIN screens ON screens.game_id = games.game_id "
+            "WHERE chat_id = ? ORDER BY games.game_id DESC LIMIT 1",
             (chat_id,),
         )
         return (int(rows[0][0]), int(rows[0][1]), rows[0][2], str(rows[0][3])) if rows else None

@@ -55,10 +55,12 @@ class PostgresDatabase(Database):
 
     def publishing(self, chat_id: int) -> tuple[int, int, int | None, str] | None:
         rows = self.query(
-            "SELECT game_id, (SELECT count(*) FROM json_array_elements("
+            "SELECT games.game_id, (SELECT count(*) FROM json_array_elements("
             "coalesce(state::json -> 'meta' -> 'outbox', '[]'::json)) AS item "
-            "WHERE (item ->> 'seq')::bigint > games.posted_seq), "
-            "table_message_id, status FROM games WHERE chat_id = ? ORDER BY game_id DESC LIMIT 1",
+            "WHERE (item ->> 'seq')::bigint > coalesce(screens.posted_seq, 0)), "
+            "table_message_id, status FROM games "
+            "LEFT JOIN screens ON screens.game_id = games.game_id "
+            "WHERE chat_id = ? ORDER BY games.game_id DESC LIMIT 1",
             (chat_id,),
         )
         return (int(rows[0][0]), int(rows[0][1]), rows[0][2], str(rows[0][3])) if rows else None

@@ -50,7 +50,7 @@ def full_action(game_id: int, update_id: int) -> list[Callable[[Transaction], Aw
             ],
         ),
         lambda tx: tx.add_stats(1, 2, StatsDelta(rounds=1, wins=1, net=20, biggest_win=20)),
-        lambda tx: tx.set_messages(game_id, table_message_id=9, hand_messages={1: 3}),
+        lambda tx: tx.set_screen(game_id, table_since=2, table_message_id=9, hand_messages={1: 3}),
         lambda tx: tx.ensure_player(1, 3, "C", 1000),
         lambda tx: tx.upsert_user(3, "C", language="en", private_opened=True),
         lambda tx: tx.save_chat_settings(ChatSettings(1, "en", turn_timeout=30)),

@@ -73,7 +73,8 @@ async def test_game_lifecycle(storage: Storage, clock: FakeClock) -> None:
         new = await tx.save_game(
             game.game_id, expected_version=1, state={"x": 1}, status="active", deadline=99.5
         )
-        await tx.set_messages(game.game_id, table_message_id=42, hand_messages={7: 100, 8: 101})
+        await tx.set_screen(game.game_id, table_since=2, table_message_id=42)
+        await tx.set_screen(game.game_id, hand_messages={7: 100, 8: 101})
     assert new == 2
     loaded = await storage.load_game(game.game_id)
     assert loaded is not None
@@ -83,16 +84,18 @@ async def test_game_lifecycle(storage: Storage, clock: FakeClock) -> None:
         "active",
         99.5,
     )
-    assert loaded.table_message_id == 42 and loaded.hand_messages == {7: 100, 8: 101}
+    screen = await storage.load_screen(game.game_id)
+    assert screen.table_message_id == 42 and screen.hand_messages == {7: 100, 8: 101}
     assert loaded.updated_at == clock.now and loaded.created_at == game.created_at
     assert await storage.games_with_deadlines() == [(game.game_id, 99.5)]
 
     async with storage.transaction() as tx:
-        await tx.set_messages(game.game_id, hand_messages={9: 5})  # table id unchanged
-        await tx.set_messages(game.game_id)
+        await tx.set_screen(game.game_id, hand_messages={9: 5})  # table id unchanged
+        await tx.set_screen(game.game_id)
     loaded = await storage.load_game(game.game_id)
     assert loaded is not None
-    assert (loaded.version, loaded.table_message_id, loaded.hand_messages) == (2, 42, {9: 5})
+    screen = await storage.load_screen(game.game_id)
+    assert (loaded.version, screen.table_message_id, screen.hand_messages) == (2, 42, {9: 5})
 
     async with storage.transaction() as tx:
         await tx.save_game(
@@ -149,7 +152,7 @@ async def test_missing_game_and_bad_status(storage: Storage) -> None:
             await tx.save_game(404, expected_version=1, state={}, status="active", deadline=None)
     with pytest.raises(GameNotFound):
         async with storage.transaction() as tx:
-            await tx.set_messages(404, table_message_id=1)
+            await tx.set_screen(404, table_since=1, table_message_id=1)
     with pytest.raises(ValueError, match="status"):
         async with storage.transaction() as tx:
             await tx.create_game(1, 0, 7, {}, status="paused")  # type: ignore[arg-type]

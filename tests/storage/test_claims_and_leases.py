@@ -168,7 +168,7 @@ async def test_games_updated_since(storage: Storage, clock: FakeClock) -> None:
     async with storage.transaction() as tx:  # finished games are listed too
         await tx.save_game(first, expected_version=2, state={}, status="finished", deadline=None)
         # Delivery bookkeeping is not an update of the game.
-        await tx.set_messages(second, table_message_id=5, posted_seq=1)
+        await tx.set_screen(second, table_since=2, table_message_id=5, posted_seq=1)
     assert await storage.games_updated_since(start + 15) == [(first, -1, 3)]
 
 

@@ -120,8 +120,9 @@ async def _fill(storage: Storage, clock: FakeClock) -> None:
             status="active",
             deadline=clock.now + 30.5,
         )
-        await tx.set_messages(
+        await tx.set_screen(
             active.game_id,
+            table_since=2,
             table_message_id=555,
             hand_messages={1: 11, 3: 33},
             shown_version=2,

@@ -3,11 +3,9 @@ game's results were posted, and a turn clock that starts once the prompt is deli
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from storage import GameNotFound, Storage, StoredGame
+from storage import GameNotFound, Screen, Storage
 from tests.storage.conftest import FakeClock
 
 STATE = {"engine": {}, "meta": {}}
@@ -66,33 +64,54 @@ async def test_posted_seq_grows_without_bumping_the_version(
 ) -> None:
     async with storage.transaction() as tx:
         game = await tx.create_game(-100, 0, 1, STATE)
-    assert game.posted_seq == 0
+    assert await storage.load_screen(game.game_id) == Screen(game.game_id)
+    assert (await storage.load_screen(game.game_id)).posted_seq == 0
     assert await storage.load_game(game.game_id) == game
     clock.advance(5)
     async with storage.transaction() as tx:
-        await tx.set_messages(game.game_id, posted_seq=3)
-    loaded = await storage.load_game(game.game_id)
-    assert loaded == dataclasses.replace(game, posted_seq=3)  # version and updated_at kept
+        await tx.set_screen(game.game_id, posted_seq=3)
+    assert await storage.load_game(game.game_id) == game  # version and updated_at kept
+    assert (await storage.load_screen(game.game_id)).posted_seq == 3
     async with storage.transaction() as tx:
-        await tx.set_messages(game.game_id, posted_seq=2)  # a late, older progress: ignored
-        await tx.set_messages(game.game_id, table_message_id=9, posted_seq=3)
-    loaded = await storage.load_game(game.game_id)
-    assert loaded is not None and (loaded.posted_seq, loaded.table_message_id) == (3, 9)
+        await tx.set_screen(game.game_id, posted_seq=2)  # a late, older progress: ignored
+        await tx.set_screen(game.game_id, table_since=1, table_message_id=9, posted_seq=3)
+    loaded = await storage.load_screen(game.game_id)
+    assert (loaded.posted_seq, loaded.table_message_id) == (3, 9)
     async with storage.transaction() as tx:
         version = await tx.save_game(
             game.game_id, expected_version=1, state=STATE, status="active", deadline=None
         )
-        await tx.set_messages(game.game_id, posted_seq=4)
+        await tx.set_screen(game.game_id, posted_seq=4)
     active = await storage.load_active_game(-100, 0)
-    assert active is not None and (active.version, active.posted_seq) == (version, 4)
+    assert active is not None and active.version == version
+    assert (await storage.load_screen(game.game_id)).posted_seq == 4
     with pytest.raises(GameNotFound):
         async with storage.transaction() as tx:
-            await tx.set_messages(404, posted_seq=1)
+            await tx.set_screen(404, posted_seq=1)
 
 
-def test_stored_game_is_still_built_without_posted_seq() -> None:
-    game = StoredGame(1, -100, 0, "lobby", {}, 1, 0, None, None, {}, 7, 0.0, 0.0)
-    assert game.posted_seq == 0
+async def test_a_table_is_recorded_with_the_round_it_shows(storage: Storage) -> None:
+    async with storage.transaction() as tx:
+        game = await tx.create_game(-100, 0, 1, STATE)
+        await tx.set_screen(game.game_id, table_since=5, table_message_id=50, shown_version=5)
+        await tx.set_screen(game.game_id, hand_messages={7: 70, 8: 80})
+    screen = await storage.load_screen(game.game_id)
+    assert screen == Screen(game.game_id, 5, 50, {7: 70, 8: 80}, 0, 5)
+    async with storage.transaction() as tx:
+        # A late write of an older round's table leaves the newer one, and its version.
+        await tx.set_screen(game.game_id, table_since=3, table_message_id=30, shown_version=9)
+    assert await storage.load_screen(game.game_id) == screen
+    async with storage.transaction() as tx:
+        # The same round's table posted again (it was deleted) replaces it; so does a newer.
+        await tx.set_screen(game.game_id, table_since=5, table_message_id=51, shown_version=6)
+    assert (await storage.load_screen(game.game_id)).table_message_id == 51
+    async with storage.transaction() as tx:
+        await tx.set_screen(game.game_id, table_since=8, table_message_id=None)
+        await tx.set_screen(game.game_id, shown_version=8, hand_messages={})
+    assert await storage.load_screen(game.game_id) == Screen(game.game_id, 8, None, {}, 0, 8)
+    with pytest.raises(ValueError):
+        async with storage.transaction() as tx:
+            await tx.set_screen(game.game_id, table_message_id=1)  # for which table?
 
 
 async def test_the_clock_starts_once_at_the_delivered_version(

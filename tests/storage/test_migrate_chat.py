@@ -13,6 +13,7 @@ from storage import (
     GameExists,
     LedgerCheck,
     Player,
+    Screen,
     StatsDelta,
     Storage,
     Transfer,
@@ -71,7 +72,9 @@ async def test_everything_moves_to_the_new_id(
         await tx.save_game(
             active.game_id, expected_version=1, state=STATE, status="active", deadline=None
         )
-        await tx.set_messages(active.game_id, table_message_id=77, hand_messages={1: 5})
+        await tx.set_screen(
+            active.game_id, table_since=2, table_message_id=77, hand_messages={1: 5}
+        )
         await tx.set_seats(active.game_id, [1, 2])
         lobby = await tx.create_game(OLD, 5, 1, STATE)  # a forum topic
         await tx.record_shown(OLD, 77, "digest-77")
@@ -104,6 +107,7 @@ async def test_everything_moves_to_the_new_id(
     assert await storage.load_active_game(NEW, 0) == expected[active.game_id]
     assert await storage.load_active_game(NEW, 5) == expected[lobby.game_id]
     assert await storage.load_active_game(OLD, 0) is None
+    assert await storage.load_screen(active.game_id) == Screen(active.game_id, 2, 77, {1: 5})
     assert await storage.seated_games(1) == [active.game_id]
     assert await storage.archived_log(done.game_id) == [{"a": "start"}]
     assert await storage.shown_digest(NEW, 77) == "digest-77"

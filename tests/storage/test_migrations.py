@@ -14,6 +14,7 @@ from storage import (
     CorruptDatabase,
     DatabaseTooNew,
     PostgresStorage,
+    Screen,
     SqliteStorage,
     StatsDelta,
     Storage,
@@ -255,9 +256,12 @@ async def test_upgrade_from_version_5_keeps_every_row(tmp_path: Path) -> None:
         game = await tx.create_game(-100, 0, 7, {"old": True}, status="active")
         bank = Account.bank(game.game_id)
         await tx.apply_transfers(-100, game.game_id, 1, [Transfer(Account.player(7), bank, 9, "s")])
-        await tx.set_messages(game.game_id, table_message_id=3, shown_version=1)
         await tx.add_stats(-100, 7, StatsDelta(rounds=1))
     await old.stop()
+    conn = sqlite3.connect(path)
+    with conn:  # the columns of a version-5 game's messages, as the code of then wrote them
+        conn.execute("UPDATE games SET table_message_id = 3, shown_version = 1")
+    conn.close()
     assert user_version(path) == 5
     before = snapshot(f"sqlite:///{path}")
 
@@ -283,10 +287,12 @@ async def test_upgrade_from_version_5_keeps_every_row(tmp_path: Path) -> None:
         storage = SqliteStorage(path)
         await storage.start()
         loaded = await storage.load_game(game.game_id)
-        assert loaded is not None and (loaded.posted_seq, loaded.version) == (0, 1)
+        assert loaded is not None and loaded.version == 1
+        # Step 10 moved the messages to delivery's own table.
+        assert await storage.load_screen(game.game_id) == Screen(game.game_id, 1, 3, {}, 0, 1)
         assert await storage.games_awaiting_clock() == [game.game_id]
         async with storage.transaction() as tx:
-            await tx.set_messages(game.game_id, posted_seq=2)
+            await tx.set_screen(game.game_id, posted_seq=2)
             assert await tx.start_clock(game.game_id, 1, 99.0)
             await tx.record_shown(-100, 3, "table")
             assert await tx.prune_processed(1e12) == 1
@@ -402,3 +408,65 @@ async def test_a_computed_step_runs_once_on_either_backend(database_url: str) ->
 
 def backend_of_url(url: str) -> str:
     return "sqlite" if url.startswith("sqlite:") else "postgresql"
+
+
+async def test_step_10_moves_what_delivery_showed_out_of_the_games(database_url: str) -> None:
+    """The games' message columns (written by delivery until step 10) move to delivery's own
+    table on either backend, with the round's table the message shows; the games keep the
+    rest, and lose the columns."""
+    from storage import Migration
+    from tests.storage.raw import columns, execute
+
+    def opened(migrations: tuple[Migration, ...]) -> Storage:
+        if database_url.startswith("sqlite:"):
+            return SqliteStorage(database_url.removeprefix("sqlite:///"), migrations=migrations)
+        return PostgresStorage(database_url, migrations=migrations)
+
+    old = opened(tuple(MIGRATIONS[:9]))
+    await old.start()
+    async with old.transaction() as tx:
+        shown = await tx.create_game(-1, 0, 7, {"engine": {}, "meta": {"table_since": 4}})
+        plain = await tx.create_game(-2, 0, 7, {"engine": {}, "meta": {}})
+        await tx.create_game(-3, 0, 7, {"engine": {}, "meta": {}})  # nothing shown yet
+    await old.stop()
+    # As the code of version 9 wrote them (set_messages).
+    execute(
+        database_url,
+        'UPDATE games SET table_message_id = 40, hand_messages = \'{"7": 70, "8": 80}\', '
+        f"posted_seq = 2, shown_version = 5 WHERE game_id = {shown.game_id}",
+    )
+    execute(
+        database_url,
+        f"UPDATE games SET table_message_id = 9, shown_version = 1 WHERE game_id = {plain.game_id}",
+    )
+    before = _games_rows(database_url)
+
+    storage = opened(tuple(MIGRATIONS))
+    await storage.start()
+    try:
+        assert await storage.load_screen(shown.game_id) == Screen(
+            shown.game_id, 4, 40, {7: 70, 8: 80}, 2, 5
+        )
+        # A state without the stamp shows the first table (the stamp's default).
+        assert await storage.load_screen(plain.game_id) == Screen(plain.game_id, 1, 9, {}, 0, 1)
+        assert fetch(database_url, "SELECT count(*) FROM screens") == [(2,)]
+        moved = {"table_message_id", "hand_messages", "posted_seq", "shown_version"}
+        assert not moved & set(columns(database_url, "games"))
+        assert _games_rows(database_url) == before  # the rest of the games is kept
+        assert await storage.stale_views() == [plain.game_id + 1]  # behind: shown nothing
+        async with storage.transaction() as tx:
+            await tx.set_screen(shown.game_id, posted_seq=1)  # older: ignored
+            await tx.set_screen(plain.game_id + 1, shown_version=1)
+        assert (await storage.load_screen(shown.game_id)).posted_seq == 2
+        assert await storage.stale_views() == []
+    finally:
+        await storage.stop()
+
+
+def _games_rows(url: str) -> list[tuple[object, ...]]:
+    rows = fetch(
+        url,
+        "SELECT game_id, chat_id, thread_id, status, state, version, bank, deadline, "
+        "creator_id, created_at, updated_at FROM games ORDER BY game_id",
+    )
+    return [tuple(row) for row in rows]

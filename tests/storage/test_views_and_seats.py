@@ -16,7 +16,9 @@ async def test_stale_views_follow_the_shown_version(make_storage: StorageFactory
     # Nothing was shown yet: both tables are behind.
     assert await storage.stale_views() == [first.game_id, second.game_id]
     async with storage.transaction() as tx:
-        await tx.set_messages(first.game_id, table_message_id=7, shown_version=first.version)
+        await tx.set_screen(
+            first.game_id, table_since=1, table_message_id=7, shown_version=first.version
+        )
     assert await storage.stale_views() == [second.game_id]
     async with storage.transaction() as tx:
         version = await tx.save_game(
@@ -27,10 +29,10 @@ async def test_stale_views_follow_the_shown_version(make_storage: StorageFactory
             deadline=None,
         )
         # Recording what is shown never moves the state's version.
-        await tx.set_messages(second.game_id, shown_version=second.version)
+        await tx.set_screen(second.game_id, shown_version=second.version)
     assert await storage.stale_views() == [first.game_id]
     async with storage.transaction() as tx:
-        await tx.set_messages(first.game_id, shown_version=version)
+        await tx.set_screen(first.game_id, shown_version=version)
         await tx.save_game(
             second.game_id,
             expected_version=second.version,

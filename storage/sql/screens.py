@@ -1,0 +1,119 @@
+"""Delivery's record of what it showed of each game (`screens`, one row a game): the table
+message and the round's table it was posted for, the private hand messages, how many results
+were posted, the state version the table last showed. Written by delivery alone; the service
+writes the games, and reads this only for the results posted (the outbox it trims).
+
+Concurrency (PostgreSQL): set_screen is one upsert whose conditions compare with the stored row
+(table_since and posted_seq only grow), so that a late write of an older progress changes
+nothing; a game that does not exist is refused by the statement itself (no row inserted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from storage.errors import GameNotFound
+from storage.jsontext import dumps, loads
+from storage.models import UNSET, Screen, Unset
+from storage.sql.base import TableReads, TableWrites
+
+# Written with the table's: a newer table (or an equal one: the same round's table posted
+# again) replaces the message, an older one leaves it.
+_IF_NEWER_TABLE: Final = (
+    "CASE WHEN EXCLUDED.table_since >= screens.table_since THEN EXCLUDED.{0} ELSE screens.{0} END"
+)
+
+
+class ScreenReads(TableReads):
+    """Reads of delivery's record, shared by the storage object and its transactions."""
+
+    async def load_screen(self, game_id: int) -> Screen:
+        row = await self._row(
+            "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version "
+            "FROM screens WHERE game_id = $1",
+            game_id,
+        )
+        if row is None:
+            return Screen(game_id)
+        return Screen(
+            game_id=game_id,
+            table_since=row[0],
+            table_message_id=row[1],
+            # JSON object keys are strings; user ids are ints everywhere else.
+            hand_messages={int(k): int(v) for k, v in loads(row[2]).items()},
+            posted_seq=row[3],
+            shown_version=row[4],
+        )
+
+
+class ScreenQueries(TableReads):
+    """Reads of the storage object only."""
+
+    async def stale_views(self) -> list[int]:
+        rows = await self._rows(
+            "SELECT games.game_id FROM games LEFT JOIN screens ON screens.game_id = games.game_id "
+            "WHERE games.status <> 'finished' "
+            "AND coalesce(screens.shown_version, 0) < games.version ORDER BY games.game_id"
+        )
+        return [row[0] for row in rows]
+
+
+class ScreenWrites(TableWrites):
+    """Delivery's writes of its record, inside a transaction."""
+
+    async def set_screen(
+        self,
+        game_id: int,
+        *,
+        table_since: int | Unset = UNSET,
+        table_message_id: int | Unset | None = UNSET,
+        hand_messages: Mapping[int, int] | Unset = UNSET,
+        shown_version: int | Unset = UNSET,
+        posted_seq: int | Unset = UNSET,
+    ) -> None:
+        if isinstance(table_since, Unset) != isinstance(table_message_id, Unset):
+            raise ValueError("a table message is recorded with the table_since it shows")
+        table = not isinstance(table_since, Unset)
+        columns: list[str] = []
+        params: list[object] = [game_id]
+        updates: list[str] = []
+        if table:
+            columns += ["table_since", "table_message_id"]
+            params += [table_since, table_message_id]
+            updates += [
+                "table_since = {greatest}(screens.table_since, EXCLUDED.table_since)",
+                "table_message_id = " + _IF_NEWER_TABLE.format("table_message_id"),
+            ]
+        if not isinstance(hand_messages, Unset):
+            columns.append("hand_messages")
+            params.append(dumps({str(k): v for k, v in hand_messages.items()}))
+            updates.append("hand_messages = EXCLUDED.hand_messages")
+        if not isinstance(shown_version, Unset):
+            columns.append("shown_version")
+            params.append(shown_version)
+            updates.append(
+                "shown_version = "
+                + (_IF_NEWER_TABLE.format("shown_version") if table else "EXCLUDED.shown_version")
+            )
+        if not isinstance(posted_seq, Unset):
+            # Only ever grows: a late write of an older progress must not re-post results.
+            columns.append("posted_seq")
+            params.append(posted_seq)
+            updates.append("posted_seq = {greatest}(screens.posted_seq, EXCLUDED.posted_seq)")
+        if not columns:
+            return
+        # Typed in the statement: a parameter of a SELECT list has no column to take its type
+        # from on PostgreSQL.
+        values = "".join(
+            f", CAST(${n} AS {'TEXT' if column == 'hand_messages' else 'BIGINT'})"
+            for n, column in enumerate(columns, start=2)
+        )
+        changed = await self._execute(
+            f"INSERT INTO screens (game_id, {', '.join(columns)}) SELECT $1{values} "
+            "WHERE EXISTS (SELECT 1 FROM games WHERE game_id = $1) "
+            f"ON CONFLICT (game_id) DO UPDATE SET {', '.join(updates)}",
+            *params,
+        )
+        if changed == 0:
+            raise GameNotFound(game_id)
