@@ -212,6 +212,8 @@ class Delivery:
         if game_id not in self._tables and screen.table_message_id is not None:
             self._tables[game_id] = (screen.table_since, screen.table_message_id)
         self._hand_ids.setdefault(game_id, dict(screen.hand_messages))
+        if screen.mentioned_since:
+            self._mentioned.setdefault(game_id, screen.mentioned_since)
         for player, message_id in screen.hand_messages.items():
             key = (game_id, player)
             if key not in self._hands:
@@ -387,8 +389,9 @@ class Delivery:
             self._table_shown.pop(game_id, None)
             self._results.pop(game_id, None)
             self._strips.pop(game_id, None)
-            self._mentioned.pop(game_id, None)
             await self.load(game_id)
+            # Nor is its mention (recorded, so read again by load): the new group gets one.
+            self._mentioned.pop(game_id, None)
 
     # ---------------------------------------------------------------- sending
 
@@ -576,6 +579,10 @@ class Delivery:
             reply_to=table[1] if table else None,
         )
         self._mentioned[view.game_id] = view.meta.actor_since
+        # Recorded at once (a mention a turn, rare): a restart does not mention the turn again.
+        async with self.storage.transaction() as tx:
+            with suppress(GameNotFound):
+                await tx.set_screen(view.game_id, mentioned_since=view.meta.actor_since)
         self._clock(view)
 
     async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:

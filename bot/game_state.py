@@ -48,14 +48,23 @@ class Meta:
     A field without ``metadata`` is a plain value that every stored state has; ``optional``
     reads a state stored before the field existed as the default; ``omit_default`` also leaves
     the field out while it holds its default. A key the declaration no longer names (a field
-    moved elsewhere) is ignored when read, so stored games decode after a field is removed."""
+    moved elsewhere) is ignored when read, so stored games decode after a field is removed.
+
+    Every field is the game's, written by the service's commit; what a chat was shown is
+    delivery's record, in its own table (`storage.Screen`: the table and hand messages, the
+    results posted, the turn mentioned). The stamps below say what the game *wants* shown
+    (a new table from this version on, a turn that began at this version): delivery cannot
+    work them out itself, since it sees only the newest version, and a `/table` that was
+    acknowledged must survive a crash. The outbox stays here for the same reason: a round's
+    result is produced by the commit that settles it, and is kept until delivery records it
+    posted (the service reads `Screen.posted_seq` to drop those)."""
 
     creator_id: int
     names: dict[int, str] = field(default_factory=dict, metadata=codec.stored(NAMES))
     turn_since: int = 1  # the state version at which the current decision began
     # [round, phase, turn]
     decision: list[Any] = field(default_factory=list, metadata=codec.stored(codec.LIST))
-    # results not yet posted
+    # results not yet posted (delivery records how far it posted: Screen.posted_seq)
     outbox: list[dict[str, Any]] = field(default_factory=list, metadata=codec.stored(codec.LIST))
     # recent notable events
     news: list[dict[str, Any]] = field(default_factory=list, metadata=codec.stored(codec.LIST))
@@ -65,10 +74,12 @@ class Meta:
     ended_by: int | None = field(default=None, metadata=codec.stored(optional=True))
     expired: bool = field(default=False, metadata=codec.stored(optional=True))
     # The version at which the current table message was wanted (a new round, /table): the
-    # round's table goes on in one message until this changes.
+    # round's table goes on in one message until this changes (delivery records which one its
+    # message shows: Screen.table_since).
     table_since: int = field(default=1, metadata=codec.stored(optional=True))
     # The version at which the person now on turn got it (a turn notice is sent once per turn,
-    # however many decisions it has: stake, then draw).
+    # however many decisions it has: stake, then draw; delivery records the turn it mentioned,
+    # Screen.mentioned_since, and the one a hand message announced, in its digest).
     actor_since: int = field(default=0, metadata=codec.stored(optional=True))
     # player -> [state version the press was drawn at, action]: the same button pressed again
     # from the same keyboard changes nothing.

@@ -149,6 +149,7 @@ class Transaction(Reads):
         hand_messages: Mapping[int, int] | Unset = UNSET,
         shown_version: int | Unset = UNSET,
         posted_seq: int | Unset = UNSET,
+        mentioned_since: int | Unset = UNSET,
     ) -> None:
         """Delivery's record of what it showed of the game (`Screen`), written by delivery
         alone and apart from the game: the game's row and version are untouched.
@@ -158,8 +159,8 @@ class Transaction(Reads):
         late write of an older round's table does not replace a newer one; `shown_version`
         given with it follows the same rule). `hand_messages` replaces the whole mapping.
         `posted_seq` only ever grows: a value below the stored one is ignored, so that a late
-        writer of an older progress cannot make results be posted twice. `GameNotFound` if
-        the game does not exist.
+        writer of an older progress cannot make results be posted twice; `mentioned_since`
+        only grows too. `GameNotFound` if the game does not exist.
         """
 
     @abstractmethod

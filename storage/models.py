@@ -144,6 +144,8 @@ class Screen:
     posted_seq: int = 0
     # The state version the table message last showed (start-up shows the games behind).
     shown_version: int = 0
+    # The game's `actor_since` (a turn) last mentioned in the group: one mention a turn.
+    mentioned_since: int = 0
 
 
 @dataclass(frozen=True, slots=True)

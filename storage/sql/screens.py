@@ -1,11 +1,13 @@
 """Delivery's record of what it showed of each game (`screens`, one row a game): the table
 message and the round's table it was posted for, the private hand messages, how many results
-were posted, the state version the table last showed. Written by delivery alone; the service
-writes the games, and reads this only for the results posted (the outbox it trims).
+were posted, the state version the table last showed, the turn last mentioned in the group.
+Written by delivery alone; the service writes the games, and reads this only for the results
+posted (the outbox it trims).
 
 Concurrency (PostgreSQL): set_screen is one upsert whose conditions compare with the stored row
-(table_since and posted_seq only grow), so that a late write of an older progress changes
-nothing; a game that does not exist is refused by the statement itself (no row inserted).
+(table_since, posted_seq and mentioned_since only grow), so that a late write of an older
+progress changes nothing; a game that does not exist is refused by the statement itself (no
+row inserted).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ class ScreenReads(TableReads):
 
     async def load_screen(self, game_id: int) -> Screen:
         row = await self._row(
-            "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version "
-            "FROM screens WHERE game_id = $1",
+            "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version, "
+            "mentioned_since FROM screens WHERE game_id = $1",
             game_id,
         )
         if row is None:
@@ -44,6 +46,7 @@ class ScreenReads(TableReads):
             hand_messages={int(k): int(v) for k, v in loads(row[2]).items()},
             posted_seq=row[3],
             shown_version=row[4],
+            mentioned_since=row[5],
         )
 
 
@@ -71,6 +74,7 @@ class ScreenWrites(TableWrites):
         hand_messages: Mapping[int, int] | Unset = UNSET,
         shown_version: int | Unset = UNSET,
         posted_seq: int | Unset = UNSET,
+        mentioned_since: int | Unset = UNSET,
     ) -> None:
         if isinstance(table_since, Unset) != isinstance(table_message_id, Unset):
             raise ValueError("a table message is recorded with the table_since it shows")
@@ -101,6 +105,12 @@ class ScreenWrites(TableWrites):
             columns.append("posted_seq")
             params.append(posted_seq)
             updates.append("posted_seq = {greatest}(screens.posted_seq, EXCLUDED.posted_seq)")
+        if not isinstance(mentioned_since, Unset):
+            columns.append("mentioned_since")
+            params.append(mentioned_since)
+            updates.append(
+                "mentioned_since = {greatest}(screens.mentioned_since, EXCLUDED.mentioned_since)"
+            )
         if not columns:
             return
         # Typed in the statement: a parameter of a SELECT list has no column to take its type

@@ -133,6 +133,36 @@ async def test_a_player_without_a_private_chat_is_mentioned_once_per_turn(
     assert len(mentions) == 1
 
 
+async def test_a_turn_mentioned_is_not_mentioned_again_after_a_restart(tmp_path: Path) -> None:
+    first = await start_harness(BotApiServer(flood_limits=False), make_settings(tmp_path), opened=2)
+    a, b, c = first.users[:3]
+
+    def mentions(h: Harness) -> list[str]:
+        return [m.content for m in h.group.messages if m.from_bot and "ваш ход" in m.content]
+
+    try:
+        first.script(decks=[], lots=[0])
+        await first.say(a, "/newgame classic36")
+        await first.say(b, "/join")
+        await first.say(c, "/join")
+        await first.say(a, "/deal")
+        await first.say(a, "/bank 100")
+        await first.press_act(b, turn_message(first, 1), Act.BET, 10)
+        await first.press_act(b, turn_message(first, 1), Act.STAND)
+        assert len(mentions(first)) == 1 and c.first_name in mentions(first)[0]
+    finally:
+        await stop_harness(first)
+    second = await restart_harness(first)
+    try:
+        # Her stake keeps the turn: the restarted bot knows it mentioned it already.
+        await second.press_act(c, second.table(), Act.BET, 10)
+        stored = await second.stored()
+        assert stored.state["engine"]["turn"] == c.id
+        assert len(mentions(second)) == 1
+    finally:
+        await stop_harness(second)
+
+
 async def test_a_lasting_refusal_ends_the_game_with_stakes_returned_and_stops_sending(
     harness: Harness,
 ) -> None:

@@ -109,6 +109,10 @@ async def test_a_table_is_recorded_with_the_round_it_shows(storage: Storage) -> 
         await tx.set_screen(game.game_id, table_since=8, table_message_id=None)
         await tx.set_screen(game.game_id, shown_version=8, hand_messages={})
     assert await storage.load_screen(game.game_id) == Screen(game.game_id, 8, None, {}, 0, 8)
+    async with storage.transaction() as tx:
+        await tx.set_screen(game.game_id, mentioned_since=7)
+        await tx.set_screen(game.game_id, mentioned_since=6)  # a late, older turn: ignored
+    assert (await storage.load_screen(game.game_id)).mentioned_since == 7
     with pytest.raises(ValueError):
         async with storage.transaction() as tx:
             await tx.set_screen(game.game_id, table_message_id=1)  # for which table?
