@@ -12,7 +12,9 @@ App's watch, the /endgame question's expiry.
   logged, never fatal.
 * :class:`Deadlines` are the jobs that must outlive the process (a restart, or another
   replica, must still see them): each kind has a handler, and its deadlines are kept in a
-  :class:`DeadlineStore`; `restore` arms them again at start, an overdue one at once.
+  :class:`DeadlineStore` (:class:`StoredDeadlines`: the storage's ``deadlines`` table);
+  `restore` arms them again at start, an overdue one at once; a due one is claimed from the
+  store first, so that of several replicas one runs it.
   Turn deadlines are not among them: they are the games' own (``games.deadline``, and
   their claims with replicas, `bot.timers`).
 """
@@ -23,12 +25,12 @@ import asyncio
 import contextlib
 import heapq
 import itertools
-import json
 import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from storage import Storage
@@ -212,9 +214,14 @@ class DeadlineStore(Protocol):
 
     async def save(self, kind: str, key: str, due: float) -> None: ...
 
-    async def drop(self, kind: str, key: str) -> None: ...
+    async def drop(self, kind: str, key: str, due: float | None = None) -> None:
+        """Forget the deadline (only if it is still at ``due``, when given)."""
 
     async def load(self, kind: str) -> list[tuple[str, float]]: ...
+
+    async def claim(self, kind: str, now: float) -> list[tuple[str, float]]:
+        """The deadlines of ``kind`` due by ``now`` that this process is to run: with replicas,
+        those no other process claimed (each is then this one's for a while)."""
 
 
 class MemoryDeadlines:
@@ -226,65 +233,66 @@ class MemoryDeadlines:
     async def save(self, kind: str, key: str, due: float) -> None:
         self._due[(kind, key)] = due
 
-    async def drop(self, kind: str, key: str) -> None:
-        self._due.pop((kind, key), None)
+    async def drop(self, kind: str, key: str, due: float | None = None) -> None:
+        if due is None or self._due.get((kind, key)) == due:
+            self._due.pop((kind, key), None)
 
     async def load(self, kind: str) -> list[tuple[str, float]]:
         return sorted((key, due) for (k, key), due in self._due.items() if k == kind)
 
+    async def claim(self, kind: str, now: float) -> list[tuple[str, float]]:
+        return sorted(
+            ((key, due) for key, due in await self.load(kind) if due <= now),
+            key=lambda found: (found[1], found[0]),
+        )
 
-LEASE_OWNER = "deadline"
-# How long after its deadline a kept deadline is still found at start: a process down for
-# longer never runs it (its question keeps its buttons, which refuse a late press by
-# themselves).
-LEASE_KEEP_SECONDS = 86_400.0
+
+# How long a process that claimed a due deadline has to run it before another may: a process
+# that dies meanwhile leaves it to the others once the claim runs out.
+CLAIM_SECONDS = 30.0
 
 
-class LeaseDeadlines:
-    """Deadlines kept as named leases of the storage (``due:<kind>:<key>``, the deadline in
-    the note), which both backends already have: no table of its own yet. A deadline dropped
-    or run out long ago is no longer live, so `load` does not find it."""
+class StoredDeadlines:
+    """Deadlines kept in the storage's own table (``deadlines``: `Transaction.save_deadline`,
+    `Storage.claim_deadlines`), on either backend. A deadline is deleted once it has run or
+    was cancelled, and found however long ago it was due. With replicas, a due deadline is
+    claimed by one of them (``owner``, the process's name) before it runs."""
 
-    def __init__(self, storage: Storage, clock: Callable[[], float]) -> None:
+    def __init__(self, storage: Storage, owner: str, *, hold: float = CLAIM_SECONDS) -> None:
         self._storage = storage
-        self._clock = clock
-
-    @staticmethod
-    def _name(kind: str, key: str) -> str:
-        return f"due:{kind}:{key}"
+        self._owner = owner
+        self._hold = hold
 
     async def save(self, kind: str, key: str, due: float) -> None:
-        ttl = max(0.0, due - self._clock()) + LEASE_KEEP_SECONDS
-        note = json.dumps({"due": due})
-        await self._storage.acquire_lease(self._name(kind, key), LEASE_OWNER, ttl, note)
+        async with self._storage.transaction() as tx:
+            await tx.save_deadline(kind, key, due)
 
-    async def drop(self, kind: str, key: str) -> None:
-        await self._storage.release_lease(self._name(kind, key), LEASE_OWNER)
+    async def drop(self, kind: str, key: str, due: float | None = None) -> None:
+        async with self._storage.transaction() as tx:
+            await tx.drop_deadline(kind, key, due)
 
     async def load(self, kind: str) -> list[tuple[str, float]]:
-        prefix = self._name(kind, "")
-        found = []
-        for lease in await self._storage.live_leases(prefix):
-            try:
-                due = float(json.loads(lease.note)["due"])
-            except (ValueError, TypeError, KeyError):
-                log.warning("deadline %s has no due time: %r", lease.name, lease.note)
-                continue
-            found.append((lease.name[len(prefix) :], due))
-        return found
+        return await self._storage.deadlines(kind)
+
+    async def claim(self, kind: str, now: float) -> list[tuple[str, float]]:
+        return await self._storage.claim_deadlines(kind, now, self._owner, self._hold)
 
 
 Handler = Callable[[str], Awaitable[None]]
 
 
 class Deadlines:
-    """Deadlines that outlive the process: kept in ``store``, run by the scheduler under keys
-    ``(kind, key)``, each kind by its handler (given the key), then dropped from the store."""
+    """Deadlines that outlive the process: kept in ``store``, armed on the scheduler under
+    keys ``(kind, key)``. When one is due, the due deadlines of its kind are claimed from the
+    store (with replicas, one process gets each), each is run by its kind's handler (given
+    the key) and then dropped from the store."""
 
     def __init__(self, scheduler: Scheduler, store: DeadlineStore) -> None:
         self.scheduler = scheduler
         self.store = store
         self._handlers: dict[str, Handler] = {}
+        self._claiming: set[str] = set()
+        self._again: set[str] = set()
 
     def kind(self, kind: str, handler: Handler) -> None:
         self._handlers[kind] = handler
@@ -309,19 +317,39 @@ class Deadlines:
 
     async def look(self) -> None:
         """Replicas, every so often: arm the deadlines other processes kept too, so that one
-        that dies before they are due leaves none behind (their handlers must not mind running
-        in two processes)."""
+        that dies before they are due (or while it runs one) leaves none behind; the claims
+        decide which process runs each."""
         await self.restore()
 
     def _schedule(self, kind: str, key: str, due: float) -> None:
         if self.scheduler.due((kind, key)) == due:
             return  # armed already
-        handler = self._handlers[kind]
+        self.scheduler.at((kind, key), due, partial(self._claim, kind))
 
-        async def run() -> None:
+    async def _claim(self, kind: str) -> None:
+        """Run the deadlines of ``kind`` this process claims now. One claim of a kind at a
+        time here (those due together make one claim, and one more for those that came due
+        while it ran), so that the claims this process takes again as their owner are never
+        run twice by it."""
+        if kind in self._claiming:
+            self._again.add(kind)
+            return
+        self._claiming.add(kind)
+        try:
+            self._again.add(kind)
+            while kind in self._again:
+                self._again.discard(kind)
+                await self._claim_once(kind)
+        finally:
+            self._claiming.discard(kind)
+
+    async def _claim_once(self, kind: str) -> None:
+        handler = self._handlers[kind]
+        for key, due in await self.store.claim(kind, self.scheduler.clock()):
+            self.scheduler.cancel((kind, key))
             try:
                 await handler(key)
+            except Exception:
+                log.exception("deadline %s %r failed", kind, key)
             finally:
-                await self.store.drop(kind, key)
-
-        self.scheduler.at((kind, key), due, run)
+                await self.store.drop(kind, key, due)

@@ -95,6 +95,11 @@ class Reads(ABC):
         storage's clock), by name: e.g. the processes alive, each holding its own."""
 
     @abstractmethod
+    async def deadlines(self, kind: str) -> list[tuple[str, float]]:
+        """(key, due) of every kept deadline of ``kind`` (`Transaction.save_deadline`),
+        claimed or not, the earliest first."""
+
+    @abstractmethod
     async def last_refill(self, chat_id: int, user_id: int) -> float | None:
         """When the player was last refilled in this chat (unix time), or None."""
 
@@ -222,6 +227,16 @@ class Transaction(Reads):
         may take it at once."""
 
     @abstractmethod
+    async def save_deadline(self, kind: str, key: str, due: float) -> None:
+        """Keep a deadline that outlives the process (the scheduler's, `bot.scheduler`), under
+        (kind, key): a new one, or a new time for the key's, whose claim is then cleared."""
+
+    @abstractmethod
+    async def drop_deadline(self, kind: str, key: str, due: float | None = None) -> bool:
+        """Forget the deadline (only if it is still at ``due``, when given: one kept again
+        meanwhile stays); whether there was one to forget."""
+
+    @abstractmethod
     async def upsert_user(
         self,
         user_id: int,
@@ -347,6 +362,18 @@ class Storage(Reads):
         ``start_clock`` clear a game's claim. Returns (game id, deadline), the earliest
         deadline first, at most ``limit``; concurrent callers get disjoint sets. One
         transaction of its own.
+        """
+
+    @abstractmethod
+    async def claim_deadlines(
+        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[str, float]]:
+        """Claim the kept deadlines of ``kind`` that are due (due <= now) and that no live claim
+        of another owner holds, each for ``owner`` until now + hold: with replicas, whichever
+        process is alive runs a due deadline, and only the one that claimed it. A process that
+        dies with a claim leaves it to run out; ``owner``'s own claims are claimed again (it
+        keeps track of what it is running itself). Returns (key, due), the earliest first, at
+        most ``limit``; concurrent callers get disjoint sets. One transaction of its own.
         """
 
     async def acquire_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:

@@ -28,7 +28,7 @@ from bot.locks import KeyedLocks
 from bot.permissions import AdminCheck
 from bot.replicas import Replica
 from bot.replies import Cooldowns, Replies, pointer_text
-from bot.scheduler import Deadlines, LeaseDeadlines, Scheduler
+from bot.scheduler import Deadlines, Scheduler, StoredDeadlines
 from bot.service import Actor, Command, GameService, Outcome, Refused
 from bot.service_reads import StoredGame
 from bot.settings import Settings
@@ -111,7 +111,10 @@ class Runtime:
             self.replica.on_lost = self.delivery.chat_given_up
             self.replica.known_version = self.delivery.version_of
         # What must outlive the process is kept in the database (`bot.scheduler.Deadlines`).
-        self.deadlines = Deadlines(self.scheduler, LeaseDeadlines(storage, self.scheduler.clock))
+        self.deadlines = Deadlines(
+            self.scheduler,
+            StoredDeadlines(storage, self.replica.name if self.replica is not None else "bot"),
+        )
         self.replies = Replies(self.delivery.lanes)
         self.locks = KeyedLocks()
         # Acting on a game, for the handlers and the Mini App alike (`bot.actions`).

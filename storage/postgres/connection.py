@@ -154,6 +154,11 @@ class PostgresStorage(StorageTables):
     ) -> list[tuple[int, float]]:
         return await self._claim_due(now, owner, hold, limit)  # one statement of its own
 
+    async def claim_deadlines(
+        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[str, float]]:
+        return await self._claim_deadlines(kind, now, owner, hold, limit)  # one statement
+
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[PostgresTransaction]:
         task = self._check_not_owner()

@@ -350,6 +350,12 @@ class SqliteStorage(StorageTables):
         async with self._transaction() as tx:
             return await tx._claim_due(now, owner, hold, limit)
 
+    async def claim_deadlines(
+        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[str, float]]:
+        async with self._transaction() as tx:
+            return await tx._claim_deadlines(kind, now, owner, hold, limit)
+
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[SqliteTransaction]:
         async with self._locked(writer=True) as conn:

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from bot.scheduler import (
+    CLAIM_SECONDS,
     Clock,
     Deadlines,
     FakeClock,
     Job,
-    LeaseDeadlines,
     MemoryDeadlines,
     Scheduler,
+    StoredDeadlines,
 )
 from storage import open_storage
 
@@ -195,8 +196,8 @@ async def test_the_wall_clock_waits_in_real_time() -> None:
 
 
 async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: FakeClock) -> None:
-    """A deadline kept in the storage (as a lease) is armed again by the next process; one
-    cancelled or run is not."""
+    """A deadline kept in the storage (its deadlines table) is armed again by the next process;
+    one cancelled or run is not, and leaves no row behind."""
     url = f"sqlite:///{tmp_path / 'due.sqlite3'}"
     fired: list[str] = []
 
@@ -205,7 +206,7 @@ async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: F
 
     storage = open_storage(url, clock=clock)
     await storage.start()
-    first = Deadlines(Scheduler(clock), LeaseDeadlines(storage, clock))
+    first = Deadlines(Scheduler(clock), StoredDeadlines(storage, "bot"))
     first.kind("ask", expired)
     await first.arm("ask", "-100:7", clock() + 30)
     await first.arm("ask", "-100:8", clock() + 60)
@@ -217,7 +218,7 @@ async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: F
     storage = open_storage(url, clock=clock)
     await storage.start()
     scheduler = Scheduler(clock)
-    second = Deadlines(scheduler, LeaseDeadlines(storage, clock))
+    second = Deadlines(scheduler, StoredDeadlines(storage, "bot"))
     second.kind("ask", expired)
     assert await second.restore() == 2
     await scheduler.settle()
@@ -225,7 +226,7 @@ async def test_kept_deadlines_come_back_after_a_restart(tmp_path: Path, clock: F
     clock.advance(15)
     await scheduler.settle()
     assert fired == ["-100:7", "-100:8"]
-    assert await LeaseDeadlines(storage, clock).load("ask") == []  # run: dropped
+    assert await storage.deadlines("ask") == []  # run: dropped
     await storage.stop()
 
 
@@ -241,11 +242,11 @@ async def test_a_replica_runs_the_deadlines_another_kept(tmp_path: Path, clock: 
     async def expired(key: str) -> None:
         fired.append(key)
 
-    asker = Deadlines(Scheduler(clock), LeaseDeadlines(dead, clock))
+    asker = Deadlines(Scheduler(clock), StoredDeadlines(dead, "dead"))
     asker.kind("ask", expired)
     await asker.arm("ask", "-100:7", clock() + 30)  # and then its process dies
     scheduler = Scheduler(clock)
-    other = Deadlines(scheduler, LeaseDeadlines(alive, clock))
+    other = Deadlines(scheduler, StoredDeadlines(alive, "alive"))
     other.kind("ask", expired)
     for _ in range(3):
         await other.look()
@@ -259,11 +260,103 @@ async def test_a_replica_runs_the_deadlines_another_kept(tmp_path: Path, clock: 
     await alive.stop()
 
 
+async def test_a_deadline_kept_long_ago_still_comes_back(tmp_path: Path, clock: FakeClock) -> None:
+    """However long the bot was down, an unanswered question is closed when it starts."""
+    url = f"sqlite:///{tmp_path / 'due.sqlite3'}"
+    fired: list[str] = []
+
+    async def expired(key: str) -> None:
+        fired.append(key)
+
+    storage = open_storage(url, clock=clock)
+    await storage.start()
+    await Deadlines(Scheduler(clock), StoredDeadlines(storage, "bot")).arm("ask", "1", clock())
+    await storage.stop()
+    clock.advance(7 * 86_400.0)
+    storage = open_storage(url, clock=clock)
+    await storage.start()
+    scheduler = Scheduler(clock)
+    again = Deadlines(scheduler, StoredDeadlines(storage, "bot"))
+    again.kind("ask", expired)
+    assert await again.restore() == 1
+    await scheduler.settle()
+    assert fired == ["1"]
+    assert await storage.deadlines("ask") == []
+    await storage.stop()
+
+
+async def test_two_replicas_run_a_deadline_once(tmp_path: Path, clock: FakeClock) -> None:
+    """Both replicas arm every kept deadline (each looks at the others'), but the one that
+    claims it when it is due runs it; the other finds it claimed, then gone."""
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    storages = [open_storage(url, clock=clock) for _ in range(2)]
+    fired: list[tuple[str, str]] = []
+    replicas = []
+    for n, storage in enumerate(storages):
+        await storage.start()
+
+        async def expired(key: str, name: str = f"replica{n}") -> None:
+            await asyncio.sleep(0)  # the other replica's claim comes meanwhile
+            fired.append((name, key))
+
+        deadlines = Deadlines(Scheduler(clock), StoredDeadlines(storage, f"replica{n}"))
+        deadlines.kind("ask", expired)
+        replicas.append(deadlines)
+    await replicas[0].arm("ask", "-100:7", clock() + 30)
+    await replicas[0].arm("ask", "-100:8", clock() + 30)
+    await replicas[1].look()
+    assert replicas[1].scheduler.pending("ask") == 2
+    clock.advance(30)
+    await asyncio.gather(*(replica.scheduler.settle() for replica in replicas))
+    for replica in replicas:
+        await replica.look()  # nothing is left to arm
+        await replica.scheduler.settle()
+    assert sorted(key for _, key in fired) == ["-100:7", "-100:8"]
+    assert await storages[1].deadlines("ask") == []
+    for storage in storages:
+        await storage.stop()
+
+
+async def test_a_replica_that_dies_running_a_deadline_leaves_it_to_another(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    dead, alive = open_storage(url, clock=clock), open_storage(url, clock=clock)
+    await dead.start()
+    await alive.start()
+    async with dead.transaction() as tx:
+        await tx.save_deadline("ask", "-100:7", clock())
+    assert await dead.claim_deadlines("ask", clock(), "dead", CLAIM_SECONDS) == [
+        ("-100:7", clock())
+    ]  # … and then its process dies before the question is closed
+    fired: list[str] = []
+
+    async def expired(key: str) -> None:
+        fired.append(key)
+
+    scheduler = Scheduler(clock)
+    other = Deadlines(scheduler, StoredDeadlines(alive, "alive"))
+    other.kind("ask", expired)
+    await other.look()
+    await scheduler.settle()
+    assert fired == []  # claimed by the other, for a while
+    clock.advance(CLAIM_SECONDS + 1)
+    await other.look()
+    await scheduler.settle()
+    assert fired == ["-100:7"]
+    await dead.stop()
+    await alive.stop()
+
+
 async def test_the_memory_store_keeps_deadlines_by_kind() -> None:
     store = MemoryDeadlines()
     await store.save("ask", "1", 10.0)
     await store.save("other", "1", 5.0)
     await store.save("ask", "1", 20.0)
+    assert await store.load("ask") == [("1", 20.0)]
+    assert await store.claim("ask", 15.0) == []
+    assert await store.claim("ask", 20.0) == [("1", 20.0)]
+    await store.drop("ask", "1", 10.0)  # not at that time any more
     assert await store.load("ask") == [("1", 20.0)]
     await store.drop("ask", "1")
     assert await store.load("ask") == []

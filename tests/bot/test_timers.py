@@ -179,3 +179,28 @@ async def test_an_end_question_closes_itself_after_a_restart(tmp_path: Path) -> 
         assert (await second.stored()).status != "finished"
     finally:
         await stop_harness(second)
+
+
+async def test_an_end_question_overdue_at_a_restart_closes_at_once(tmp_path: Path) -> None:
+    """The process was down when the question's time ran out (for days, even): the next one
+    closes it as it starts, and keeps no deadline behind."""
+    server = BotApiServer(flood_limits=False)
+    first = await start_harness(server, make_settings(tmp_path))
+    a = first.users[0]
+    try:
+        await classic_at_stake(first)
+        await first.say(a, "/endgame")
+        question = first.group.last_with_buttons()
+        assert question is not None and question.content.startswith("🏁 Завершить игру?")
+        assert await first.rt.storage.deadlines(endgame.ASK_KIND) != []
+    finally:
+        await stop_harness(first)
+    second = await restart_harness(first, FakeClock(first.clock() + 3 * 86_400.0))
+    try:
+        await second.advance_clock(0)
+        assert not question.inline_keyboard
+        assert question.content == plain(render.text("endgame-expired", "ru"))
+        assert (await second.stored()).status != "finished"
+        assert await second.rt.storage.deadlines(endgame.ASK_KIND) == []
+    finally:
+        await stop_harness(second)

@@ -133,10 +133,14 @@ async def _fill(storage: Storage, clock: FakeClock) -> None:
         await tx.record_shown(CHAT_B, 8, "digest-8")
         assert await tx.hold_lease(f"chat:{CHAT_A}", "replica-a", 20, '{"sent":[1.5]}')
         assert await tx.hold_lease("job:sweep", "replica-b", 54)
+        await tx.save_deadline("ask", f"{CHAT_A}:556", clock.now + 59.25)  # «end the game?»
         refill = await tx.refill(CHAT_B, 2, 500, period=86_400)
         assert refill.amount == 500
         await tx.create_game(CHAT_B, 0, 1, STATE)  # a lobby
     # A replica's claim on the due deadline: claim_owner and claim_until are copied too.
+    assert await storage.claim_deadlines("ask", clock.now + 60, "replica-b", hold=7) == [
+        (f"{CHAT_A}:556", clock.now + 59.25)
+    ]
     assert await storage.claim_due(clock.now + 31, "replica-a", hold=5) == [
         (active.game_id, clock.now + 30.5)
     ]

@@ -1,0 +1,74 @@
+"""The scheduler's deadlines that outlive the process (bot/scheduler.py: an unanswered «end the
+game?»), by kind and key, and their claims: with replicas, one process at a time runs a due
+deadline.
+
+Concurrency (PostgreSQL): claiming is one statement (on a pooled connection, a transaction of
+its own), as the turn claims are (storage/sql/claims.py): the due rows are locked with FOR NO
+KEY UPDATE SKIP LOCKED in the subquery of one UPDATE … RETURNING, so a row another claimer
+holds is skipped, and one whose claim another claimer committed meanwhile fails the re-check
+PostgreSQL makes of a locked row against the WHERE clause: concurrent claimers get disjoint
+sets. save_deadline is one upsert, drop_deadline one DELETE. On SQLite, with its single
+writer, each is simply one statement.
+"""
+
+from __future__ import annotations
+
+from storage.sql.base import TableReads, TableWrites
+
+
+class DeadlineReads(TableReads):
+    """Reads of the deadlines, shared by the storage object and its transactions."""
+
+    async def deadlines(self, kind: str) -> list[tuple[str, float]]:
+        rows = await self._rows(
+            "SELECT key, due FROM deadlines WHERE kind = $1 ORDER BY due, key{by_code_point}",
+            kind,
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    async def _claim_deadlines(
+        self, kind: str, now: float, owner: str, hold: float, limit: int
+    ) -> list[tuple[str, float]]:
+        """Storage.claim_deadlines' statement: the storage object runs it on PostgreSQL, an
+        SQLite transaction on SQLite."""
+        rows = await self._rows(
+            "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $1 AND due <= $2 "
+            " AND (claim_until IS NULL OR claim_until < $2 OR claim_owner = $3) "
+            " ORDER BY due, key LIMIT $5{lock_skip}) "
+            "UPDATE deadlines SET claim_owner = $3, claim_until = $4 FROM due "
+            "WHERE deadlines.kind = due.kind AND deadlines.key = due.key "
+            "RETURNING deadlines.key, deadlines.due",
+            kind,
+            now,
+            owner,
+            now + hold,
+            limit,
+        )
+        # RETURNING comes in no particular order.
+        return sorted(((row[0], row[1]) for row in rows), key=lambda claim: (claim[1], claim[0]))
+
+
+class DeadlineWrites(TableWrites):
+    """Deadlines kept and dropped inside a transaction."""
+
+    async def save_deadline(self, kind: str, key: str, due: float) -> None:
+        # Kept again (a new time): whoever claimed the old one lets it go.
+        await self._execute(
+            "INSERT INTO deadlines (kind, key, due) VALUES ($1, $2, $3) "
+            "ON CONFLICT (kind, key) DO UPDATE SET due = EXCLUDED.due, "
+            "claim_owner = NULL, claim_until = NULL",
+            kind,
+            key,
+            due,
+        )
+
+    async def drop_deadline(self, kind: str, key: str, due: float | None = None) -> bool:
+        if due is None:
+            changed = await self._execute(
+                "DELETE FROM deadlines WHERE kind = $1 AND key = $2", kind, key
+            )
+        else:
+            changed = await self._execute(
+                "DELETE FROM deadlines WHERE kind = $1 AND key = $2 AND due = $3", kind, key, due
+            )
+        return changed > 0
