@@ -21,13 +21,6 @@ from storage import ChatSettings, Storage, StorageError
 
 log = logging.getLogger(__name__)
 
-# Held while a chat's settings are read and written: PostgreSQL (READ COMMITTED) would let a
-# concurrent change read the row before this one commits; a lease's row is locked until the
-# end of the transaction that holds it, so changes of settings take their turns. (SQLite runs
-# transactions one at a time anyway.) One lease for every chat: changes are rare and short.
-SETTINGS_LEASE = "chat-settings"
-SETTINGS_LEASE_SECONDS = 1.0
-
 
 class ServiceSettings:
     """The changes of `bot.service.GameService` outside a game (which sets ``storage``)."""
@@ -67,7 +60,9 @@ class ServiceSettings:
         self, chat_id: int, change: Callable[[ChatSettings], ChatSettings]
     ) -> ChatSettings:
         async with self.storage.transaction() as tx:
-            await tx.hold_lease(SETTINGS_LEASE, SETTINGS_LEASE, SETTINGS_LEASE_SECONDS)
+            # PostgreSQL (READ COMMITTED) would let a concurrent change read the row before this
+            # one commits: the chat's row is locked first, so its changes take their turns.
+            await tx.lock_chat(chat_id)
             updated = change(await tx.get_chat(chat_id))
             await tx.save_chat_settings(updated)
         return updated

@@ -248,6 +248,13 @@ class Transaction(Reads):
     ) -> User: ...
 
     @abstractmethod
+    async def lock_chat(self, chat_id: int) -> None:
+        """Lock the chat's settings row until the transaction ends, before reading settings
+        that it then saves: a concurrent change of the chat's settings in another process
+        (PostgreSQL) waits, and then reads what this one saved. Nothing on SQLite, whose
+        transactions run one at a time."""
+
+    @abstractmethod
     async def save_chat_settings(self, settings: ChatSettings) -> None: ...
 
     @abstractmethod

@@ -6,7 +6,10 @@ write would leave a copy stale. Both are primary-key lookups.
 
 upsert_user is one INSERT … ON CONFLICT DO UPDATE that keeps the stored value of every field
 left UNSET, so that on PostgreSQL a concurrent update of another field is not lost between a
-read and the write; save_chat_settings replaces the whole row, also in one upsert.
+read and the write; save_chat_settings replaces the whole row, also in one upsert. A change
+that reads the settings it then saves (the service's changes of settings) first takes the row's
+lock, lock_chat (PostgreSQL; on SQLite BEGIN IMMEDIATE holds the only write lock): a
+concurrent change reads the row only once this one has committed.
 """
 
 from __future__ import annotations
@@ -96,6 +99,20 @@ class ChatWrites(TableWrites):
         assert row is not None  # an upsert always returns its row
         return User(user_id, row[0], row[1], bool(row[2]), row[3])
 
+    async def lock_chat(self, chat_id: int) -> None:
+        # PostgreSQL: the row is created first (with the settings get_chat would give, which the
+        # caller then saves, or its rollback removes), since a missing row cannot be locked; two
+        # first changes of a chat wait for each other on its key. SQLite: nothing to do.
+        if not self._dialect.concurrent:
+            return
+        default = ChatSettings(chat_id, language=self._default_language)
+        await self._execute(
+            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
+            "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO NOTHING",
+            *_chat_row(default),
+        )
+        await self._row("SELECT 1 FROM chats WHERE chat_id = $1{lock}", chat_id)
+
     async def save_chat_settings(self, settings: ChatSettings) -> None:
         self._wrote_chat(settings.chat_id)
         await self._execute(
@@ -104,12 +121,19 @@ class ChatWrites(TableWrites):
             "SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
             "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
             "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill",
-            settings.chat_id,
-            settings.language,
-            settings.preset,
-            # Sorted keys: the same text in either database, whatever the order of the dict.
-            dumps_sorted(dict(settings.overrides)),
-            settings.turn_timeout,
-            bool(settings.house_banker),
-            bool(settings.daily_refill),
+            *_chat_row(settings),
         )
+
+
+def _chat_row(settings: ChatSettings) -> tuple[object, ...]:
+    """The values of the chats row, in the order of its columns."""
+    return (
+        settings.chat_id,
+        settings.language,
+        settings.preset,
+        # Sorted keys: the same text in either database, whatever the order of the dict.
+        dumps_sorted(dict(settings.overrides)),
+        settings.turn_timeout,
+        bool(settings.house_banker),
+        bool(settings.daily_refill),
+    )
