@@ -15,8 +15,8 @@ App's watch, the /endgame question's expiry.
   :class:`DeadlineStore` (:class:`StoredDeadlines`: the storage's ``deadlines`` table);
   `restore` arms them again at start, an overdue one at once; a due one is claimed from the
   store first, so that of several replicas one runs it.
-  Turn deadlines are not among them: they are the games' own (``games.deadline``, and
-  their claims with replicas, `bot.timers`).
+  Turn deadlines are kept in the same table (kind ``turn``), but written with the game by
+  the service (`Transaction.save_game`, `start_clock`) and fired by `bot.timers`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Turn timers on the one scheduler (`bot.scheduler`): a job per game with a deadline, under
 the key ``("turn", game)``, so ten thousand running games cost ten thousand heap entries, not
-ten thousand sleeping tasks. The deadlines themselves are stored with the games
-(``games.deadline``): a restart arms them again from there (`bot.app.post_init`).
+ten thousand sleeping tasks. The deadlines themselves are stored by the service, in the
+scheduler's table (``deadlines``, kind ``turn``, keyed by the game; `Transaction.save_game`,
+`start_clock`): a restart arms them again from there (`bot.app.post_init`).
 
 When several processes share the database, the due deadlines are claimed from it
 (`Storage.claim_due`) instead, so whichever process is alive fires them, the deadlines armed

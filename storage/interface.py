@@ -170,8 +170,9 @@ class Transaction(Reads):
 
     @abstractmethod
     async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
-        """Start the turn timer once the prompt has been delivered: set the game's deadline
-        only if it is still at `version`, not finished and has no deadline yet.
+        """Start the turn timer once the prompt has been delivered: keep the game's deadline
+        (the scheduler's table, kind 'turn') only if the game is still at `version`, not
+        finished and has no deadline yet. The game's own row is not written.
 
         The player's time should run from when they can see the prompt, not from when the
         move was saved; the checks make it a no-op when anything happened since (a newer
@@ -346,7 +347,7 @@ class Storage(Reads):
 
     @abstractmethod
     async def games_awaiting_clock(self) -> list[int]:
-        """Active games whose turn timer is not running (deadline NULL), by game id.
+        """Active games whose turn timer is not running (no deadline kept), by game id.
 
         A crash between saving a move and delivering its prompt leaves the clock unstarted
         (`Transaction.start_clock` starts it on delivery): at start-up their prompt is

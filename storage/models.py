@@ -123,7 +123,8 @@ class StoredGame:
     state: dict[str, Any]  # the engine's JSON, opaque to storage
     version: int
     bank: int
-    deadline: float | None  # unix time when the current turn times out
+    # Unix time when the current turn times out (kept in the scheduler's deadlines table).
+    deadline: float | None
     creator_id: int
     created_at: float
     updated_at: float

@@ -1,10 +1,12 @@
-"""What lets several processes share one database: due turn deadlines claimed by one process
-at a time, and named leases (a chat's delivery, a periodic job) with an owner and an expiry.
+"""What lets several processes share one database: due turn deadlines (the scheduler's table,
+kind 'turn', storage/sql/deadlines.py) claimed by one process at a time, and named leases (a
+chat's delivery, a periodic job) with an owner and an expiry.
 
 Concurrency (PostgreSQL): claiming is one statement (on a pooled connection, a transaction of
-its own). It locks the games it picks with FOR NO KEY UPDATE SKIP LOCKED in the subquery of one
-UPDATE … RETURNING: a game another claimer (or a save) holds is skipped, not waited for, and a
-game whose claim another claimer committed meanwhile fails the re-check PostgreSQL makes of a
+its own). It locks the deadlines it picks (of unfinished games; the games' rows are read, not
+locked) with FOR NO KEY UPDATE SKIP LOCKED in the subquery of one UPDATE … RETURNING: a
+deadline another claimer (or a save of its game) holds is skipped, not waited for, and one
+whose claim another claimer committed meanwhile fails the re-check PostgreSQL makes of a
 locked row against the WHERE clause, so concurrent claimers get disjoint sets. hold_lease is
 one INSERT … ON CONFLICT DO UPDATE whose WHERE decides on the lease's committed row: of two
 concurrent takers of a free lease, the second waits for the first to commit and then finds it
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from storage.models import Lease
 from storage.sql.base import TableReads, TableWrites
+from storage.sql.deadlines import TURN
 
 
 class LeaseReads(TableReads):
@@ -47,19 +50,24 @@ class LeaseReads(TableReads):
         """Storage.claim_due's statement: the storage object runs it on PostgreSQL, an SQLite
         transaction on SQLite."""
         rows = await self._rows(
-            "WITH due AS (SELECT game_id FROM games WHERE status <> 'finished' "
-            " AND deadline IS NOT NULL AND deadline <= $1 "
+            "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $5 AND due <= $1 "
             " AND (claim_until IS NULL OR claim_until < $1) "
-            " ORDER BY deadline, game_id LIMIT $4{lock_skip}) "
-            "UPDATE games SET claim_owner = $2, claim_until = $3 FROM due "
-            "WHERE games.game_id = due.game_id RETURNING games.game_id, games.deadline",
+            " AND EXISTS (SELECT 1 FROM games WHERE games.game_id = CAST(deadlines.key AS BIGINT)"
+            "  AND games.status <> 'finished') "
+            " ORDER BY due, CAST(key AS BIGINT) LIMIT $4{lock_skip}) "
+            "UPDATE deadlines SET claim_owner = $2, claim_until = $3 FROM due "
+            "WHERE deadlines.kind = due.kind AND deadlines.key = due.key "
+            "RETURNING deadlines.key, deadlines.due",
             now,
             owner,
             now + hold,
             limit,
+            TURN,
         )
         # RETURNING comes in no particular order.
-        return sorted(((row[0], row[1]) for row in rows), key=lambda claim: (claim[1], claim[0]))
+        return sorted(
+            ((int(row[0]), row[1]) for row in rows), key=lambda claim: (claim[1], claim[0])
+        )
 
 
 class LeaseWrites(TableWrites):

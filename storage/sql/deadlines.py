@@ -13,7 +13,20 @@ writer, each is simply one statement.
 
 from __future__ import annotations
 
+from typing import Final
+
 from storage.sql.base import TableReads, TableWrites
+
+# The kind of the games' turn deadlines, keyed by the game's id (storage/sql/games.py, claimed by
+# storage/sql/claims.py); the scheduler's other kinds are the bot's (bot/scheduler.py).
+TURN: Final = "turn"
+# Kept (again): whoever claimed the old time lets it go.
+SAVE_DEADLINE: Final = (
+    "INSERT INTO deadlines (kind, key, due) VALUES ($1, $2, $3) "
+    "ON CONFLICT (kind, key) DO UPDATE SET due = EXCLUDED.due, "
+    "claim_owner = NULL, claim_until = NULL"
+)
+DROP_DEADLINE: Final = "DELETE FROM deadlines WHERE kind = $1 AND key = $2"
 
 
 class DeadlineReads(TableReads):
@@ -52,21 +65,11 @@ class DeadlineWrites(TableWrites):
     """Deadlines kept and dropped inside a transaction."""
 
     async def save_deadline(self, kind: str, key: str, due: float) -> None:
-        # Kept again (a new time): whoever claimed the old one lets it go.
-        await self._execute(
-            "INSERT INTO deadlines (kind, key, due) VALUES ($1, $2, $3) "
-            "ON CONFLICT (kind, key) DO UPDATE SET due = EXCLUDED.due, "
-            "claim_owner = NULL, claim_until = NULL",
-            kind,
-            key,
-            due,
-        )
+        await self._execute(SAVE_DEADLINE, kind, key, due)
 
     async def drop_deadline(self, kind: str, key: str, due: float | None = None) -> bool:
         if due is None:
-            changed = await self._execute(
-                "DELETE FROM deadlines WHERE kind = $1 AND key = $2", kind, key
-            )
+            changed = await self._execute(DROP_DEADLINE, kind, key)
         else:
             changed = await self._execute(
                 "DELETE FROM deadlines WHERE kind = $1 AND key = $2 AND due = $3", kind, key, due

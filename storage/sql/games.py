@@ -1,12 +1,14 @@
-"""The games, their archived logs and their seats: the game state with optimistic concurrency
-and the deadlines the timers re-arm from. Written by the service (what delivery showed of a
-game is delivery's own table, storage/sql/screens.py).
+"""The games, their archived logs and their seats: the game state with optimistic concurrency,
+written by the service alone (what delivery showed of a game is delivery's own table,
+storage/sql/screens.py); and the turn deadlines the timers re-arm from, kept in the scheduler's
+table (storage/sql/deadlines.py, kind 'turn', keyed by the game's id).
 
 Concurrency (PostgreSQL, READ COMMITTED, several processes): save_game is one conditional
 UPDATE (`version = expected`): a concurrent save of the same game holds the row until it
 commits, then PostgreSQL re-checks the condition on the new row, which no longer matches, and
-the caller gets VersionConflict. start_clock is a single UPDATE whose conditions are re-checked
-the same way.
+the caller gets VersionConflict (the turn's deadline is written after that UPDATE, under the
+game's row lock). start_clock locks the game's row at the version it was given (or finds it
+moved on) before it keeps the turn's deadline.
 archive_log and set_seats read, then write what depends on what they read (the log's length,
 the seats already there): they first lock the game's row, so that two of them on one game run
 one after the other, the second reading what the first committed. On SQLite the lock clause is
@@ -23,10 +25,15 @@ from storage.errors import GameExists, GameNotFound, StorageError, VersionConfli
 from storage.jsontext import dumps, loads
 from storage.models import GAME_STATUSES, GameStatus, StoredGame
 from storage.sql.base import Row, TableReads, TableWrites
+from storage.sql.deadlines import DROP_DEADLINE, SAVE_DEADLINE, TURN
 
 _GAME_COLUMNS: Final = (
-    "game_id, chat_id, thread_id, status, state, version, bank, deadline, creator_id, "
-    "created_at, updated_at"
+    "g.game_id, g.chat_id, g.thread_id, g.status, g.state, g.version, g.bank, d.due, "
+    "g.creator_id, g.created_at, g.updated_at"
+)
+# A game with its turn deadline, kept in the scheduler's table (storage/sql/deadlines.py).
+_GAMES: Final = (
+    f"games AS g LEFT JOIN deadlines AS d ON d.kind = '{TURN}' AND d.key = CAST(g.game_id AS TEXT)"
 )
 # The dialect's lock (FOR NO KEY UPDATE: the lock an UPDATE of the row takes, so it orders
 # these writers after a concurrent save_game and each other, but not inserts that merely refer
@@ -62,14 +69,14 @@ class GameReads(TableReads):
     async def load_game(
         self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
     ) -> StoredGame | None:
-        row = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = $1", game_id)
+        row = await self._row(f"SELECT {_GAME_COLUMNS} FROM {_GAMES} WHERE g.game_id = $1", game_id)
         return None if row is None else _game_from_row(row, known)
 
     async def load_active_game(self, chat_id: int, thread_id: int) -> StoredGame | None:
         # The condition matches the partial unique index games_open_by_thread exactly.
         row = await self._row(
-            f"SELECT {_GAME_COLUMNS} FROM games "
-            "WHERE chat_id = $1 AND thread_id = $2 AND status <> 'finished'",
+            f"SELECT {_GAME_COLUMNS} FROM {_GAMES} "
+            "WHERE g.chat_id = $1 AND g.thread_id = $2 AND g.status <> 'finished'",
             chat_id,
             thread_id,
         )
@@ -95,15 +102,19 @@ class GameQueries(TableReads):
 
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
         rows = await self._rows(
-            "SELECT game_id, deadline FROM games "
-            "WHERE status <> 'finished' AND deadline IS NOT NULL ORDER BY deadline"
+            "SELECT g.game_id, d.due FROM deadlines AS d "
+            "JOIN games AS g ON g.game_id = CAST(d.key AS BIGINT) "
+            "WHERE d.kind = $1 AND g.status <> 'finished' ORDER BY d.due, g.game_id",
+            TURN,
         )
         return [(row[0], row[1]) for row in rows]
 
     async def games_awaiting_clock(self) -> list[int]:
         rows = await self._rows(
-            "SELECT game_id FROM games WHERE status = 'active' AND deadline IS NULL "
-            "ORDER BY game_id"
+            "SELECT g.game_id FROM games AS g WHERE g.status = 'active' AND NOT EXISTS "
+            "(SELECT 1 FROM deadlines AS d WHERE d.kind = $1 "
+            " AND d.key = CAST(g.game_id AS TEXT)) ORDER BY g.game_id",
+            TURN,
         )
         return [row[0] for row in rows]
 
@@ -181,23 +192,29 @@ class GameWrites(TableWrites):
         # Reopening a finished game is refused by the condition when its thread has another
         # open game, so that the transaction stays usable; on PostgreSQL only a game opened
         # concurrently reaches the unique index (a ConcurrencyConflict: run again, it is then
-        # refused here). The claim is cleared: the deadline it was taken for is gone.
+        # refused here).
         rows = await self._rows(
-            "UPDATE games AS g SET state = $1, status = $2, deadline = $3, "
-            "version = g.version + 1, updated_at = $4, claim_owner = NULL, claim_until = NULL "
-            "WHERE g.game_id = $5 AND g.version = $6 AND ($2 = 'finished' "
+            "UPDATE games AS g SET state = $1, status = $2, "
+            "version = g.version + 1, updated_at = $3 "
+            "WHERE g.game_id = $4 AND g.version = $5 AND ($2 = 'finished' "
             " OR g.status <> 'finished' OR NOT EXISTS (SELECT 1 FROM games AS other"
             "  WHERE other.chat_id = g.chat_id AND other.thread_id = g.thread_id"
             "  AND other.status <> 'finished')) "
             "RETURNING version",
             dumps(state),
             status,
-            deadline,
             self._clock(),
             game_id,
             expected_version,
         )
         if rows:
+            # The turn's deadline, in the scheduler's table: written after the game's row, whose
+            # lock the UPDATE holds (start_clock takes it first too). A new deadline clears the
+            # claim on the old one: the deadline it was taken for is gone.
+            if deadline is None or status == "finished":
+                await self._execute(DROP_DEADLINE, TURN, str(game_id))
+            else:
+                await self._execute(SAVE_DEADLINE, TURN, str(game_id), deadline)
             return int(rows[0][0])
         current = await self._row(
             "SELECT version, chat_id, thread_id FROM games WHERE game_id = $1", game_id
@@ -209,13 +226,24 @@ class GameWrites(TableWrites):
         raise GameExists(current[1], current[2])
 
     async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
-        # No version bump and no updated_at: delivering a prompt changes nothing of the game.
-        changed = await self._execute(
-            "UPDATE games SET deadline = $1, claim_owner = NULL, claim_until = NULL "
-            "WHERE game_id = $2 AND version = $3 AND status <> 'finished' AND deadline IS NULL",
-            deadline,
+        # Nothing of the game is written (no version bump, no updated_at): delivering a prompt
+        # changes nothing of it. Its row is locked first, as save_game's UPDATE locks it, so a
+        # save of a newer version either comes before (the version no longer matches) or
+        # waits and then replaces this deadline.
+        found = await self._row(
+            "SELECT 1 FROM games WHERE game_id = $1 AND version = $2 AND status <> 'finished'"
+            "{lock}",
             game_id,
             version,
+        )
+        if found is None:
+            return False
+        changed = await self._execute(
+            "INSERT INTO deadlines (kind, key, due) VALUES ($1, $2, $3) "
+            "ON CONFLICT (kind, key) DO NOTHING",
+            TURN,
+            str(game_id),
+            deadline,
         )
         return changed == 1
 

@@ -85,7 +85,7 @@ async def verify(database_url: str, *, in_order: bool = True) -> tuple[int, int]
         assert fetch(database_url, "PRAGMA integrity_check") == [("ok",)]
     else:
         settle(database_url)
-    processed_rows, reasons, game_rows, round_rows, ledger, players = fetch_all(
+    processed_rows, reasons, game_rows, round_rows, ledger, players, due_rows = fetch_all(
         database_url,
         "SELECT update_id FROM processed_updates",
         "SELECT reason FROM ledger WHERE reason LIKE 'a%'",
@@ -93,6 +93,9 @@ async def verify(database_url: str, *, in_order: bool = True) -> tuple[int, int]
         "SELECT chat_id, sum(rounds) FROM stats GROUP BY chat_id",
         "SELECT chat_id, source_kind, source_id, target_kind, target_id, amount FROM ledger",
         "SELECT chat_id, user_id, balance FROM players",
+        # The turn's deadline, kept in the scheduler's table by the same save as the state.
+        "SELECT g.chat_id, d.due FROM games AS g LEFT JOIN deadlines AS d "
+        "ON d.kind = 'turn' AND d.key = CAST(g.game_id AS TEXT)",
     )
     processed = {n for (n,) in processed_rows}
     rows = Counter(int(reason[1:]) for (reason,) in reasons)
@@ -127,6 +130,7 @@ async def verify(database_url: str, *, in_order: bool = True) -> tuple[int, int]
         else:
             assert last in mine, (chat, last)
         assert rounds.get(chat, 0) == len(mine)
+        assert dict(due_rows)[chat] == (None if last is None else float(last)), chat
     return max(processed, default=0) + 1, len(processed)
 
 

@@ -441,7 +441,8 @@ async def test_step_10_moves_what_delivery_showed_out_of_the_games(database_url:
     )
     before = _games_rows(database_url)
 
-    storage = opened(tuple(MIGRATIONS))
+    # Through step 11: step 13 takes the deadline columns out of the games too.
+    storage = opened(tuple(MIGRATIONS[:11]))
     await storage.start()
     try:
         assert await storage.load_screen(shown.game_id) == Screen(
@@ -470,3 +471,84 @@ def _games_rows(url: str) -> list[tuple[object, ...]]:
         "creator_id, created_at, updated_at FROM games ORDER BY game_id",
     )
     return [tuple(row) for row in rows]
+
+
+async def test_a_game_mid_turn_keeps_its_deadline_and_claim_across_the_upgrade(
+    database_url: str,
+) -> None:
+    # Step 13 moves the turn deadlines and their claims from games to the scheduler's table: a
+    # game mid-turn before the upgrade still times out after it, a replica's live claim still
+    # keeps the others away, and a game waiting for its clock still waits.
+    from storage import Migration
+    from tests.storage.raw import execute
+
+    now = 1_700_000_000.0
+
+    def opened(migrations: tuple[Migration, ...]) -> Storage:
+        if database_url.startswith("sqlite:"):
+            path = database_url.removeprefix("sqlite:///")
+            return SqliteStorage(path, migrations=migrations, clock=lambda: now)
+        return PostgresStorage(database_url, migrations=migrations, clock=lambda: now)
+
+    old = opened(tuple(MIGRATIONS[:12]))
+    await old.start()
+    await old.stop()
+    games = {"claimed": 1, "due": 2, "finished": 3, "awaiting": 4, "lobby": 5}
+    rows = {
+        # name: (status, deadline, claim_owner, claim_until)
+        "claimed": ("active", now - 10, "'replica-a'", now + 5),
+        "due": ("active", now - 5, "NULL", None),
+        "finished": ("finished", now - 50, "NULL", None),
+        "awaiting": ("active", None, "NULL", None),
+        "lobby": ("lobby", now + 60, "NULL", None),
+    }
+    for name, (status, deadline, owner, until) in rows.items():
+        execute(
+            database_url,
+            "INSERT INTO games (game_id, chat_id, thread_id, status, state, version, "
+            "deadline, claim_owner, claim_until, creator_id, created_at, updated_at) VALUES "
+            f"({games[name]}, -{games[name]}, 0, '{status}', '{{}}', 3, "
+            f"{'NULL' if deadline is None else deadline}, {owner}, "
+            f"{'NULL' if until is None else until}, 7, 0, 0)",
+        )
+
+    storage = opened(tuple(MIGRATIONS))
+    await storage.start()
+    try:
+        assert await storage.games_with_deadlines() == [
+            (games["claimed"], now - 10),
+            (games["due"], now - 5),
+            (games["lobby"], now + 60),
+        ]
+        claimed = await storage.load_game(games["claimed"])
+        assert claimed is not None and claimed.deadline == now - 10 and claimed.version == 3
+        finished = await storage.load_game(games["finished"])
+        assert finished is not None and finished.deadline is None
+        assert await storage.games_awaiting_clock() == [games["awaiting"]]
+        # The claim came along: another replica leaves that game alone until it runs out.
+        assert await storage.claim_due(now, "replica-b", hold=60) == [(games["due"], now - 5)]
+        assert await storage.claim_due(now + 6, "replica-b", hold=60) == [
+            (games["claimed"], now - 10)
+        ]
+        # The clock of the game that waited for it starts as before, once.
+        async with storage.transaction() as tx:
+            assert await tx.start_clock(games["awaiting"], 3, now + 30)
+            assert not await tx.start_clock(games["awaiting"], 3, now + 40)
+        assert (await storage.games_awaiting_clock()) == []
+        assert await storage.claim_due(now + 31, "replica-c", hold=5) == [
+            (games["awaiting"], now + 30)
+        ]
+        # A move saved after the upgrade replaces the deadline and clears its claim.
+        async with storage.transaction() as tx:
+            await tx.save_game(
+                games["due"], expected_version=3, state={}, status="active", deadline=now + 90
+            )
+        # By then every earlier claim ran out: all the unfinished games' deadlines are due.
+        assert await storage.claim_due(now + 91, "replica-d", hold=5) == [
+            (games["claimed"], now - 10),
+            (games["awaiting"], now + 30),
+            (games["lobby"], now + 60),
+            (games["due"], now + 90),
+        ]
+    finally:
+        await storage.stop()
