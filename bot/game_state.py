@@ -19,10 +19,29 @@ from cachetools import LRUCache
 
 from bot.house import HOUSE_ID
 from rules import codec
+from rules import events as events_module
+from rules.events import Event
 from rules.game import Game
 from rules.table import Phase
 from storage import ChatSettings, GameStatus, StoredGame
 
+NEWS_KEEP = 4  # notable events kept for the table's news line
+# The notable events kept for the table's news line.
+NEWS_KINDS = frozenset(
+    cls.kind
+    for cls in (
+        events_module.TwentyOne,
+        events_module.Busted,
+        events_module.BankBroken,
+        events_module.BankPassed,
+        events_module.BankerChosen,
+        events_module.PlayerSeated,
+        events_module.PlayerLeft,
+        events_module.NaturalsSettled,
+        events_module.SatOut,
+        events_module.Stood,
+    )
+)
 # The phases in which a person's turn clock runs.
 TIMED = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 
@@ -183,3 +202,8 @@ class ViewCache(LRUCache[int, View]):
         game_id, view = super().popitem()
         self._on_evict(game_id, view)
         return game_id, view
+
+
+def news_events(meta: Meta) -> list[Event]:
+    """The stored notable events as event objects again."""
+    return [Event.from_dict(item) for item in meta.news if item.get("kind") in NEWS_KINDS]

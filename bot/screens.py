@@ -16,8 +16,7 @@ from collections.abc import Callable
 from cachetools import FIFOCache, LRUCache
 
 from bot import deep_links, render
-from bot.game_state import Meta, View, seated_names
-from bot.service import news_events
+from bot.game_state import Meta, View, news_events, seated_names
 from rules.table import Phase
 
 RENDER_LIMIT = 20_000  # renders (and their digests) kept in memory, one per message shown

@@ -7,7 +7,13 @@ render what it returns, and never reach the storage themselves: what they read i
 A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``; its
 records and their decoding are in :mod:`bot.game_state`, who may sit down with which chips in
 :mod:`bot.seating`, who may end a game, close a lobby or change a group's settings in
-:mod:`bot.permissions`, and the refusals in :mod:`bot.errors` (importable from here too).
+:mod:`bot.permissions`, what a settled round adds to the statistics in :mod:`bot.round_stats`,
+and the refusals in :mod:`bot.errors` (importable from here too).
+
+Longer than 500 lines on purpose: what stays here is one action's path — the decoded games
+kept by version, the checks before the engine (stale press, wrong chat, whose turn), the
+engine's command, and the commit with its chips, statistics, results to post and news — whose
+steps read and write the same records; everything beside that path has a module of its own.
 """
 
 from __future__ import annotations
@@ -21,20 +27,19 @@ from typing import Any
 from cachetools import LRUCache
 
 from bot.errors import AlreadyDone, Duplicate, Refused
-from bot.game_state import Meta, decision_of, game_of, meta_of, status_of
+from bot.game_state import NEWS_KEEP, NEWS_KINDS, Meta, decision_of, game_of, meta_of, status_of
 from bot.outcomes import Outcome
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
+from bot.round_stats import round_stats
 from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
 from bot.service_reads import ServiceReads
 from bot.service_settings import ServiceSettings
 from rules import events as events_module
-from rules.cards import Card
 from rules.errors import InvalidVariant, RulesError
 from rules.events import BANK, ChipsMoved, Event, RoundSettled, SessionEnded
 from rules.game import Game
 from rules.house import bank_amount, decide
 from rules.randomness import RandomSource
-from rules.scoring import hand_value
 from rules.table import Phase
 from rules.variants import Variant, preset, with_overrides
 from storage import (
@@ -42,14 +47,12 @@ from storage import (
     ChatSettings,
     ConcurrencyConflict,
     GameExists,
-    StatsDelta,
     Storage,
     StoredGame,
     Transaction,
     Transfer,
 )
 
-NEWS_KEEP = 4  # notable events kept for the table's news line
 TIMER_SLACK = 0.5  # seconds a timer may fire early (clock granularity)
 # Decoded games kept by the service (the hot tables); a miss costs one decode of the state.
 GAME_CACHE_LIMIT = 512
@@ -87,29 +90,6 @@ class Command:
 
     kind: str  # join leave start cancel bank pass bet hit stand dark next end timeout
     amount: int | None = None
-
-
-# The notable events kept for the table's news line.
-_NEWS_KINDS = frozenset(
-    cls.kind
-    for cls in (
-        events_module.TwentyOne,
-        events_module.Busted,
-        events_module.BankBroken,
-        events_module.BankPassed,
-        events_module.BankerChosen,
-        events_module.PlayerSeated,
-        events_module.PlayerLeft,
-        events_module.NaturalsSettled,
-        events_module.SatOut,
-        events_module.Stood,
-    )
-)
-
-
-def news_events(meta: Meta) -> list[Event]:
-    """The stored notable events as event objects again."""
-    return [Event.from_dict(item) for item in meta.news if item.get("kind") in _NEWS_KINDS]
 
 
 class GameService(ServiceReads, ServiceSettings):
@@ -566,13 +546,14 @@ class GameService(ServiceReads, ServiceSettings):
         if in_lobby and game.phase is not Phase.LOBBY:
             news = []  # the lobby's list of players told who sat down
         for event in events:
-            if event.kind in _NEWS_KINDS and not (
+            if event.kind in NEWS_KINDS and not (
                 in_lobby and isinstance(event, events_module.PlayerSeated)
             ):
                 news.append(event.to_dict())
             if isinstance(event, RoundSettled):
                 news = []
-                await self._record_stats(tx, stored.chat_id, event, game.variant)
+                for player, delta in round_stats(event, game.variant):
+                    await tx.add_stats(stored.chat_id, player, delta)
                 meta.outbox_seq += 1
                 meta.outbox.append(
                     {"kind": "result", "event": event.to_dict(), "seq": meta.outbox_seq}
@@ -613,47 +594,6 @@ class GameService(ServiceReads, ServiceSettings):
             updated_at=self.clock(),
         )
         return Outcome(saved, game, meta, events, chat)
-
-    async def _record_stats(
-        self, tx: Transaction, chat_id: int, event: RoundSettled, variant: Variant
-    ) -> None:
-        # The banker's own hand counts too: his 21, golden point or bust.
-        banker_hand = hand_value([Card.parse(code) for code in event.banker_cards], variant)
-        banker_net = 0
-        for r in event.results:
-            if r.outcome == "out":
-                continue
-            banker_net -= r.net
-            await tx.add_stats(
-                chat_id,
-                r.player,
-                StatsDelta(
-                    rounds=1,
-                    wins=int(r.outcome == "win"),
-                    losses=int(r.outcome == "lose"),
-                    pushes=int(r.outcome == "push"),
-                    twentyones=int(r.twenty_one),
-                    golden_points=int(r.golden),
-                    busts=int(r.bust),
-                    net=r.net,
-                    biggest_win=max(r.net, 0),
-                ),
-            )
-        await tx.add_stats(
-            chat_id,
-            event.banker,
-            StatsDelta(
-                rounds=1,
-                wins=int(banker_net > 0),
-                losses=int(banker_net < 0),
-                pushes=int(banker_net == 0),
-                twentyones=int(banker_hand.total == 21 and not banker_hand.golden),
-                golden_points=int(banker_hand.golden),
-                busts=int(banker_hand.bust),
-                net=banker_net,
-                biggest_win=max(banker_net, 0),
-            ),
-        )
 
     @staticmethod
     def _state(game: Game, meta: Meta) -> dict[str, Any]:

@@ -23,9 +23,8 @@ import orjson
 from aiohttp import web
 from cachetools import LRUCache
 
-from bot.game_state import View, meta_of
+from bot.game_state import View, meta_of, news_events
 from bot.screens import end_note
-from bot.service import news_events
 from bot.service_reads import StoredGame
 from bot.webapp import view as page_view
 from bot.webapp.asking import Asker, Askers, Backend, Problem
