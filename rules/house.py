@@ -26,12 +26,9 @@ The model (documented in docs/rules.md as well):
 
 :func:`decide` maximises that expectation exactly over every hit/stand policy of the house
 (a recursion over the house's draws, memoised on the multiset of ranks drawn, in exact
-fractions); ties stand. :func:`reference_decide` is a slow brute-force search of the same model
-for the tests: it enumerates every joint assignment of the players' hidden cards, card by card,
-and every ordered sequence of the house's draws.
-
-:func:`bank_amount`: the house names the largest bank allowed (its balance, or the variant's
-``bank_limit``), so every stake a player can afford is covered.
+fractions); ties stand. tests/rules/test_house.py checks it against a brute-force search of the
+same model. :func:`bank_amount` names the largest bank allowed, so that every stake a player can
+afford is covered.
 """
 
 from __future__ import annotations
@@ -40,7 +37,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import combinations, product
 from math import comb
 from typing import Literal
 
@@ -327,55 +323,3 @@ def bank_amount(game: Game, house: int) -> int:
     if game.phase is not Phase.BANK or game.turn != house:
         raise ValueError("it is not the house's turn to name the bank")
     return game.legal_actions().maximum
-
-
-# ---------------------------------------------------------------------- the slow reference
-
-
-def reference_evaluate(position: View) -> tuple[Fraction, Fraction | None]:
-    """:func:`evaluate` by brute force: every joint assignment of physical cards to the players'
-    hidden cards, every ordered sequence of the house's draws. For tests on small pools."""
-    variant = position.variant
-    pool = list(position.unseen)
-    indices = range(len(pool))
-    players: list[tuple[int, list[HandValue]]] = []
-    for opponent in position.opponents:
-        hands = []
-        for chosen in combinations(indices, opponent.hidden):
-            cards = list(opponent.seen) + [pool[i] for i in chosen]
-            if _possible(cards, variant):
-                hands.append(hand_value(cards, variant))
-        if hands:
-            players.append((opponent.stake, hands))
-    joint = list(product(*(hands for _, hands in players)))
-    stakes = [stake for stake, _ in players]
-
-    def stand(cards: Sequence[Card]) -> Fraction:
-        house = hand_value(cards, variant)
-        total = 0
-        for assignment in joint:
-            for stake, value in zip(stakes, assignment, strict=True):
-                total += stake * _payoff(house, value, variant)
-        return Fraction(total, len(joint))
-
-    def best(drawn: tuple[int, ...]) -> Fraction:
-        cards = list(position.own) + [pool[i] for i in drawn]
-        value = hand_value(cards, variant)
-        standing = stand(cards)
-        left = [i for i in indices if i not in drawn]
-        if not _can_draw(cards, value, variant, len(left)):
-            return standing
-        drawing = sum((best((*drawn, i)) for i in left), Fraction(0)) / len(left)
-        return max(standing, drawing)
-
-    own_value = hand_value(position.own, variant)
-    standing = stand(position.own)
-    if not _can_draw(position.own, own_value, variant, len(pool)):
-        return standing, None
-    left = list(indices)
-    return standing, sum((best((i,)) for i in left), Fraction(0)) / len(left)
-
-
-def reference_decide(position: View) -> Decision:
-    standing, drawing = reference_evaluate(position)
-    return "hit" if drawing is not None and drawing > standing else "stand"

@@ -44,12 +44,11 @@ def _hex_salt(bits: int) -> str:
     return f"{bits:0{SALT_BITS // 4}x}"
 
 
-def fisher_yates(cards: Sequence[Card], randbelow: random.Random) -> list[Card]:
-    """Unbiased in-place Fisher–Yates over a copy (``randrange`` rejects, never takes a modulo)."""
+def fisher_yates(cards: Sequence[Card], generator: random.Random) -> list[Card]:
+    """An unbiased Fisher–Yates shuffle of a copy: ``random.Random.shuffle`` is one (it draws
+    each index with ``_randbelow``, which rejects and never takes a modulo)."""
     deck = list(cards)
-    for i in range(len(deck) - 1, 0, -1):
-        j = randbelow.randrange(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    generator.shuffle(deck)
     return deck
 
 

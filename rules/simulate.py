@@ -1,43 +1,38 @@
-"""Monte Carlo simulation of Ochko: the banker's edge under simple fixed strategies.
+"""Monte Carlo simulation of Ochko: the banker's edge under simple fixed strategies
+(:mod:`rules.strategies`).
 
-Rounds are played through the public engine API (``new_game``, ``start``, ``legal_actions``,
-``set_bank``, ``stake_range``, ``stake``, ``can_hit``, ``hit``, ``stand``, ``next_round``, ``end``)
-with a seeded random source, so a run is reproducible from its seed. Balances start large
-(:data:`START_BALANCE`) so sessions do not end for lack of chips; when a session ends anyway
-(twodecks104 ends once everyone has dealt) or grows long (its log is kept in memory), a new
-session starts and the count of rounds goes on.
+Rounds are played through the public engine API with a seeded random source, so a run is
+reproducible from its seed. Balances start large (:data:`START_BALANCE`) so sessions do not end
+for lack of chips; when a session ends anyway (twodecks104 ends once everyone has dealt) or grows
+long (its log is kept in memory), a new session starts and the count of rounds goes on.
 
 Run ``python -m rules.simulate --variant classic36 --rounds 100000`` (``--variant all`` for every
-preset; ``--help`` for the options). For each preset it prints the rounds played, the banker's
-edge (the banker's net per unit staked) with a 95% confidence interval, the players' win, push
-and loss rates, and the rounds per second.
-
-How the seats play is a strategy of :mod:`rules.strategies`.
+preset; ``--help`` for the options): for each preset the rounds played, the banker's edge (his
+net per unit staked) with a 95% confidence interval, the players' win, push and loss rates, and
+the rounds per second.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import random
 import secrets
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
-from rules.cards import Card
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled
 from rules.game import Game, new_game
-from rules.randomness import RandomSource
+from rules.randomness import seeded
 from rules.strategies import DEFAULT_STRATEGY, STRATEGIES, Strategy, draw_below
 from rules.table import Phase
 from rules.variants import PRESETS, Variant
 
 START_BALANCE = 10**7  # each player's chips at the start of a session: far above any stake
 SESSION_ROUNDS = 2_000  # a session is ended and a new one started after this many rounds
-_IN_ROUND = frozenset((Phase.STAKE, Phase.DRAW, Phase.BANKER))
 Z95 = 1.959963984540054  # two-sided 95% quantile of the standard normal distribution
 
 
@@ -81,42 +76,6 @@ class Tally:
             self.sum_bs += b * s
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
-    variant: str
-    strategy: str
-    players: int
-    seed: int
-    rounds: int
-    sessions: int
-    staked: int
-    banker_net: int
-    edge: float  # the banker's net per unit staked
-    half_width: float  # of the 95% confidence interval of ``edge``
-    win_rate: float  # of the players' hands that played
-    push_rate: float
-    loss_rate: float
-    seconds: float
-    rounds_per_second: float = field(default=0.0)
-
-    @property
-    def low(self) -> float:
-        return self.edge - self.half_width
-
-    @property
-    def high(self) -> float:
-        return self.edge + self.half_width
-
-    def line(self) -> str:
-        return (
-            f"{self.variant:<12} rounds {self.rounds:>9,}  "
-            f"banker edge {self.edge:+.4f} ± {self.half_width:.4f} "
-            f"(95% CI {self.low:+.4f} … {self.high:+.4f})  "
-            f"players win {self.win_rate:6.2%} push {self.push_rate:6.2%} "
-            f"lose {self.loss_rate:6.2%}  {self.rounds_per_second:>9,.0f} rounds/s"
-        )
-
-
 def edge_interval(tally: Tally) -> tuple[float, float]:
     """The banker's edge ``R = Σb / Σs`` and the half-width of its 95% confidence interval.
 
@@ -136,29 +95,6 @@ def edge_interval(tally: Tally) -> tuple[float, float]:
     return edge, Z95 * math.sqrt(variance / n)
 
 
-class SeededSource:
-    """The shuffles and lots of :func:`rules.randomness.seeded`, drawn faster.
-
-    ``random.Random.shuffle`` is the same Fisher–Yates as :func:`rules.randomness.fisher_yates`
-    and draws the same numbers (``randrange(n)`` is ``_randbelow(n)``), without a Python call per
-    card; a test checks that both give the same decks from the same seed.
-    """
-
-    def __init__(self, seed: int) -> None:
-        self._random = random.Random(seed)
-
-    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
-        deck = list(cards)
-        self._random.shuffle(deck)
-        return deck
-
-    def below(self, n: int) -> int:
-        return self._random.randrange(n)
-
-    def salt(self) -> str:
-        return ""  # the simulator commits to nothing: nobody verifies its decks
-
-
 def _settled(events: Sequence[Event]) -> RoundSettled | None:
     for event in events:
         if type(event) is RoundSettled:
@@ -172,15 +108,11 @@ def play(
     *,
     players: int = 4,
     strategy: Strategy | None = None,
-    source: RandomSource | None = None,
     seed: int = 0,
     session_rounds: int = SESSION_ROUNDS,
 ) -> Tally:
-    """Play ``rounds`` settled rounds of ``variant`` and return their tally.
-
-    ``source`` defaults to ``SeededSource(seed)`` (the same cards as ``seeded(seed)``); one
-    source serves every session in turn, so the whole run is reproducible from the seed.
-    """
+    """Play ``rounds`` settled rounds of ``variant`` and return their tally; one random source,
+    ``seeded(seed)``, serves every session in turn, so the whole run is reproducible."""
     if rounds < 0:
         raise ValueError("rounds must not be negative")
     if not variant.min_seats <= players <= variant.max_seats:
@@ -189,15 +121,9 @@ def play(
             f"not {players}"
         )
     plan = strategy if strategy is not None else STRATEGIES[DEFAULT_STRATEGY]
-    rng = source if source is not None else SeededSource(seed)
+    rng = seeded(seed)
     seating = [(player, START_BALANCE) for player in range(1, players + 1)]
     tally = Tally()
-    bank, stake, player_hits, banker_hits = (
-        plan.bank,
-        plan.stake,
-        plan.player_hits,
-        plan.banker_hits,
-    )
     game: Game | None = None
     session_start = 0
     while tally.rounds < rounds:
@@ -217,7 +143,7 @@ def play(
             turn = game.turn
             if phase is Phase.DRAW or phase is Phase.BANKER:
                 assert turn is not None
-                hits = banker_hits if phase is Phase.BANKER else player_hits
+                hits = plan.banker_hits if phase is Phase.BANKER else plan.player_hits
                 if game.can_hit(turn) and hits(game, turn):
                     events = game.hit(turn)
                 else:
@@ -225,7 +151,7 @@ def play(
             elif phase is Phase.STAKE:
                 assert turn is not None
                 low, high = game.stake_range(turn)
-                events = game.stake(turn, stake(game, turn, low, high))
+                events = game.stake(turn, plan.stake(game, turn, low, high))
             elif phase is Phase.ROUND_OVER:
                 if tally.rounds - session_start >= session_rounds:
                     game.end()
@@ -233,57 +159,77 @@ def play(
                 events = game.next_round()
             elif phase is Phase.BANK:
                 assert turn is not None
-                legal = game.legal_actions()
-                events = game.set_bank(turn, bank(game, turn, legal.maximum))
+                maximum = game.legal_actions().maximum
+                events = game.set_bank(turn, plan.bank(game, turn, maximum))
             else:
                 raise RulesError(f"the simulator cannot play the {phase.value} phase")
-        if game.phase not in _IN_ROUND:
+        if not game.in_round:
             settled = _settled(events)
             if settled is not None:
                 tally.add(settled)
     return tally
 
 
-def run(
-    variant: Variant,
-    rounds: int,
-    *,
-    players: int = 4,
-    strategy: Strategy | None = None,
-    seed: int = 0,
-    session_rounds: int = SESSION_ROUNDS,
-) -> Report:
-    """Play and time ``rounds`` rounds; the figures of one preset."""
-    plan = strategy if strategy is not None else STRATEGIES[DEFAULT_STRATEGY]
+@dataclass(slots=True)
+class Report(Tally):
+    """A timed run of one preset: its tally and the figures drawn from it."""
+
+    variant: str = ""
+    seconds: float = 0.0
+
+    @property
+    def edge(self) -> float:
+        """The banker's net per unit staked."""
+        return edge_interval(self)[0]
+
+    @property
+    def half_width(self) -> float:
+        """Of the 95% confidence interval of :attr:`edge`."""
+        return edge_interval(self)[1]
+
+    @property
+    def low(self) -> float:
+        return self.edge - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.edge + self.half_width
+
+    def _share(self, count: int) -> float:
+        hands = self.wins + self.pushes + self.losses
+        return count / hands if hands else 0.0
+
+    @property
+    def win_rate(self) -> float:
+        return self._share(self.wins)
+
+    @property
+    def push_rate(self) -> float:
+        return self._share(self.pushes)
+
+    @property
+    def loss_rate(self) -> float:
+        return self._share(self.losses)
+
+    @property
+    def rounds_per_second(self) -> float:
+        return self.rounds / self.seconds if self.seconds > 0 else 0.0
+
+    def line(self) -> str:
+        return (
+            f"{self.variant:<12} rounds {self.rounds:>9,}  "
+            f"banker edge {self.edge:+.4f} ± {self.half_width:.4f} "
+            f"(95% CI {self.low:+.4f} … {self.high:+.4f})  "
+            f"players win {self.win_rate:6.2%} push {self.push_rate:6.2%} "
+            f"lose {self.loss_rate:6.2%}  {self.rounds_per_second:>9,.0f} rounds/s"
+        )
+
+
+def run(variant: Variant, rounds: int, **options: Any) -> Report:
+    """:func:`play`, timed: the figures of one preset."""
     started = time.perf_counter()
-    tally = play(
-        variant,
-        rounds,
-        players=players,
-        strategy=plan,
-        seed=seed,
-        session_rounds=session_rounds,
-    )
-    seconds = time.perf_counter() - started
-    edge, half = edge_interval(tally)
-    hands = tally.wins + tally.pushes + tally.losses
-    return Report(
-        variant=variant.name,
-        strategy=plan.name,
-        players=players,
-        seed=seed,
-        rounds=tally.rounds,
-        sessions=tally.sessions,
-        staked=tally.staked,
-        banker_net=tally.banker_net,
-        edge=edge,
-        half_width=half,
-        win_rate=tally.wins / hands if hands else 0.0,
-        push_rate=tally.pushes / hands if hands else 0.0,
-        loss_rate=tally.losses / hands if hands else 0.0,
-        seconds=seconds,
-        rounds_per_second=tally.rounds / seconds if seconds > 0 else 0.0,
-    )
+    tally = play(variant, rounds, **options)
+    return Report(**asdict(tally), variant=variant.name, seconds=time.perf_counter() - started)
 
 
 # ---------------------------------------------------------------------- command line

@@ -6,31 +6,85 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import combinations, product
 
 import pytest
 
-from rules.cards import build_deck
+from rules.cards import Card, build_deck
 from rules.errors import IllegalAction
 from rules.events import BankBroken, BankerChosen, BankPassed
 from rules.game import Game
 from rules.house import (
+    Decision,
     Opponent,
     View,
+    _can_draw,
+    _payoff,
+    _possible,
     bank_amount,
     decide,
     decide_view,
     evaluate,
-    reference_decide,
-    reference_evaluate,
     view,
 )
 from rules.randomness import ScriptedSource, seeded
-from rules.scoring import hand_value
+from rules.scoring import HandValue, hand_value
 from rules.table import Phase
 from rules.variants import PRESETS, Variant, with_overrides
 from tests.rules.helpers import of
 
 HOUSE = 0
+
+
+def reference_evaluate(position: View) -> tuple[Fraction, Fraction | None]:
+    """:func:`rules.house.evaluate` by brute force: every joint assignment of physical cards to
+    the players' hidden cards, every ordered sequence of the house's draws (small pools only)."""
+    variant = position.variant
+    pool = list(position.unseen)
+    indices = range(len(pool))
+    players: list[tuple[int, list[HandValue]]] = []
+    for opponent in position.opponents:
+        hands = []
+        for chosen in combinations(indices, opponent.hidden):
+            cards = list(opponent.seen) + [pool[i] for i in chosen]
+            if _possible(cards, variant):
+                hands.append(hand_value(cards, variant))
+        if hands:
+            players.append((opponent.stake, hands))
+    joint = list(product(*(hands for _, hands in players)))
+    stakes = [stake for stake, _ in players]
+
+    def stand(cards: Sequence[Card]) -> Fraction:
+        house = hand_value(cards, variant)
+        total = 0
+        for assignment in joint:
+            for stake, value in zip(stakes, assignment, strict=True):
+                total += stake * _payoff(house, value, variant)
+        return Fraction(total, len(joint))
+
+    def best(drawn: tuple[int, ...]) -> Fraction:
+        cards = list(position.own) + [pool[i] for i in drawn]
+        value = hand_value(cards, variant)
+        standing = stand(cards)
+        left = [i for i in indices if i not in drawn]
+        if not _can_draw(cards, value, variant, len(left)):
+            return standing
+        drawing = sum((best((*drawn, i)) for i in left), Fraction(0)) / len(left)
+        return max(standing, drawing)
+
+    own_value = hand_value(position.own, variant)
+    standing = stand(position.own)
+    if not _can_draw(position.own, own_value, variant, len(pool)):
+        return standing, None
+    left = list(indices)
+    return standing, sum((best((i,)) for i in left), Fraction(0)) / len(left)
+
+
+def reference_decide(position: View) -> Decision:
+    standing, drawing = reference_evaluate(position)
+    return "hit" if drawing is not None and drawing > standing else "stand"
 
 
 def _random_view(variant: Variant, rng: random.Random) -> View:

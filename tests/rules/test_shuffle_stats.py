@@ -72,6 +72,18 @@ def test_fisher_yates_is_a_permutation_and_leaves_its_input() -> None:
     assert fisher_yates(one, generator) == one
 
 
+def test_fisher_yates_deals_what_the_textbook_loop_deals() -> None:
+    """Seeded games (the golden sessions, the simulator) deal the decks they always dealt."""
+    for kind in DeckKind:
+        textbook, generator = random.Random(5), random.Random(5)
+        deck = build_deck(kind)
+        for i in range(len(deck) - 1, 0, -1):
+            j = textbook.randrange(i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        assert fisher_yates(build_deck(kind), generator) == deck
+        assert generator.random() == textbook.random()
+
+
 def test_seeded_sources_repeat_and_default_is_cryptographic() -> None:
     assert seeded(3).shuffled(DECK) == seeded(3).shuffled(DECK)
     assert seeded(3).shuffled(DECK) != seeded(4).shuffled(DECK)

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.cards import DeckKind, build_deck
-from rules.randomness import seeded
-from rules.simulate import STRATEGIES, SeededSource, Tally, edge_interval, main, play, run
+from rules.simulate import STRATEGIES, Tally, edge_interval, main, play, run
 from rules.variants import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,19 +40,6 @@ def test_same_seed_same_figures(name: str) -> None:
     assert first == again
     assert first != other
     assert first.sessions >= ROUNDS // 50  # sessions are renewed and rounds counted across them
-
-
-def test_fast_source_deals_what_seeded_deals() -> None:
-    fast, reference = SeededSource(5), seeded(5)
-    for kind in ("36", "54", "104", "36"):
-        deck = build_deck(DeckKind(kind))
-        assert fast.shuffled(deck) == reference.shuffled(deck)
-        assert fast.below(7) == reference.below(7)
-
-
-def test_fast_source_and_seeded_play_the_same_rounds() -> None:
-    variant = PRESETS["classic36"]
-    assert play(variant, 100, seed=9) == play(variant, 100, source=seeded(9))
 
 
 def test_strategies_differ() -> None:
