@@ -14,7 +14,7 @@ from rules.errors import (
 )
 from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.state import is_whole, out_of_range, permits
+from rules.state import is_whole, judged, out_of_range, permits
 from rules.table import HandStatus, Phase
 
 END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
@@ -24,9 +24,6 @@ class PlayActions(RoundFlow):
     """What the players do during a round, and what ends it or the session."""
 
     # ------------------------------------------------------------------ stakes
-
-    def verify_stake(self, player: int, amount: int) -> None:
-        self._judged("stake", player, lambda: self._check_stake(player, amount))
 
     def _check_stake(self, player: int, amount: int) -> None:
         self._verify_to_act(player, Phase.STAKE)
@@ -46,7 +43,8 @@ class PlayActions(RoundFlow):
                 )
             raise out_of_range("stake", low, high)
 
-    can_stake = permits(_check_stake)  # a yes or a no needs no reason
+    verify_stake = judged("stake", _check_stake)
+    can_stake = permits(_check_stake)
 
     def stake(self, player: int, amount: int) -> list[Event]:
         self.verify_stake(player, amount)
@@ -60,9 +58,6 @@ class PlayActions(RoundFlow):
 
     # ------------------------------------------------------------------ drawing
 
-    def verify_hit(self, player: int) -> None:
-        self._judged("hit", player, lambda: self._check_hit(player))
-
     def _check_hit(self, player: int) -> None:
         self._verify_drawing(player)
         hand = self.hands[player]
@@ -74,7 +69,8 @@ class PlayActions(RoundFlow):
         if not self.stock and not self.discards:
             raise DeckExhausted("no cards are left to deal")
 
-    can_hit = permits(_check_hit)  # a yes or a no needs no reason
+    verify_hit = judged("hit", _check_hit)
+    can_hit = permits(_check_hit)
 
     def hit(self, player: int) -> list[Event]:
         self.verify_hit(player)
@@ -84,9 +80,6 @@ class PlayActions(RoundFlow):
         self._advance()
         return self._finish()
 
-    def verify_dark(self, player: int) -> None:
-        self._judged("dark", player, lambda: self._check_dark(player))
-
     def _check_dark(self, player: int) -> None:
         if not self.variant.dark_draw:
             raise OptionDisabled("dark draw is off in this game", option="dark_draw")
@@ -95,7 +88,8 @@ class PlayActions(RoundFlow):
             raise OptionDisabled("the banker does not draw dark", option="dark_draw")
         self._check_hit(player)
 
-    can_dark = permits(_check_dark)  # a yes or a no needs no reason
+    verify_dark = judged("dark", _check_dark)
+    can_dark = permits(_check_dark)
 
     def dark(self, player: int) -> list[Event]:
         """Take one card unseen; it ends the player's drawing and shows at the showdown."""
@@ -106,13 +100,11 @@ class PlayActions(RoundFlow):
         self._advance()
         return self._finish()
 
-    def verify_stand(self, player: int) -> None:
-        self._judged("stand", player, lambda: self._check_stand(player))
-
     def _check_stand(self, player: int) -> None:
         self._verify_drawing(player)
 
-    can_stand = permits(_check_stand)  # a yes or a no needs no reason
+    verify_stand = judged("stand", _check_stand)
+    can_stand = permits(_check_stand)
 
     def stand(self, player: int) -> list[Event]:
         self.verify_stand(player)
@@ -143,14 +135,12 @@ class PlayActions(RoundFlow):
             self._advance()
         return self._finish()
 
-    def verify_next_round(self, player: int | None = None) -> None:
-        """``player``: who asks (his refusal says what to do instead), None for nobody's."""
-        self._judged("next_round", player, self._check_next_round)
-
-    def _check_next_round(self) -> None:
+    def _check_next_round(self, _asker: int | None = None) -> None:
+        """``_asker``: who asks (his refusal says what to do instead), None for nobody's."""
         self._verify_phase(Phase.ROUND_OVER)
 
-    can_next_round = permits(_check_next_round)  # a yes or a no needs no reason
+    verify_next_round = judged("next_round", _check_next_round)
+    can_next_round = permits(_check_next_round)
 
     def next_round(self, player: int | None = None) -> list[Event]:
         self.verify_next_round(player)

@@ -17,7 +17,7 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.state import MAX_AMOUNT, is_whole, out_of_range, permits
+from rules.state import MAX_AMOUNT, is_whole, judged, out_of_range, permits
 from rules.table import Phase, Seat
 
 
@@ -80,16 +80,14 @@ class SeatingActions(RoundFlow):
         self._emit(PlayerSeated(player, balance))
         return self._finish()
 
-    def verify_leave(self, player: int) -> None:
-        self._judged("leave", player, lambda: self._check_leave(player))
-
     def _check_leave(self, player: int) -> None:
         self._verify_not_over()
         seat = self.seat(player)
         if seat.leaving:
             raise IllegalAction("already leaving at the end of this round", player=player)
 
-    can_leave = permits(_check_leave)  # a yes or a no needs no reason
+    verify_leave = judged("leave", _check_leave)
+    can_leave = permits(_check_leave)
 
     def leave(self, player: int) -> list[Event]:
         """Leave now between rounds; during a round, stand (or sit out) and leave when it ends."""
@@ -116,11 +114,8 @@ class SeatingActions(RoundFlow):
 
     # ------------------------------------------------------------------ start and bank
 
-    def verify_start(self, player: int | None = None) -> None:
-        """``player``: who asks (his refusal says what to do instead), None for nobody's."""
-        self._judged("start", player, self._check_start)
-
-    def _check_start(self) -> None:
+    def _check_start(self, _asker: int | None = None) -> None:
+        """``_asker``: who asks (his refusal says what to do instead), None for nobody's."""
         self._verify_not_over()
         if self.phase is not Phase.LOBBY:
             raise WrongPhase("the game has already started", phase=self.phase.value)
@@ -131,7 +126,8 @@ class SeatingActions(RoundFlow):
                 minimum=self.variant.min_seats,
             )
 
-    can_start = permits(_check_start)  # a yes or a no needs no reason
+    verify_start = judged("start", _check_start)
+    can_start = permits(_check_start)
 
     def start(self, player: int | None = None) -> list[Event]:
         """Choose the first banker by lot and open the first round (``player``: who asked)."""
@@ -147,16 +143,14 @@ class SeatingActions(RoundFlow):
         self._open_round()
         return self._finish()
 
-    def verify_set_bank(self, player: int, amount: int) -> None:
-        self._judged("set_bank", player, lambda: self._check_set_bank(player, amount))
-
     def _check_set_bank(self, player: int, amount: int) -> None:
         self._verify_to_act(player, Phase.BANK)
         maximum = self._bank_maximum()
         if not is_whole(amount) or not 1 <= amount <= maximum:
             raise out_of_range("bank", 1, maximum)
 
-    can_set_bank = permits(_check_set_bank)  # a yes or a no needs no reason
+    verify_set_bank = judged("set_bank", _check_set_bank)
+    can_set_bank = permits(_check_set_bank)
 
     def set_bank(self, player: int, amount: int) -> list[Event]:
         self.verify_set_bank(player, amount)
@@ -164,9 +158,6 @@ class SeatingActions(RoundFlow):
         self._fund_bank(amount)
         self._deal_round()
         return self._finish()
-
-    def verify_pass_bank(self, player: int) -> None:
-        self._judged("pass_bank", player, lambda: self._check_pass_bank(player))
 
     def _check_pass_bank(self, player: int) -> None:
         self._verify_not_over()
@@ -194,7 +185,8 @@ class SeatingActions(RoundFlow):
                 why="rounds",
             )
 
-    can_pass_bank = permits(_check_pass_bank)  # a yes or a no needs no reason
+    verify_pass_bank = judged("pass_bank", _check_pass_bank)
+    can_pass_bank = permits(_check_pass_bank)
 
     def pass_bank(self, player: int) -> list[Event]:
         self.verify_pass_bank(player)

@@ -362,18 +362,6 @@ class GameState:
 
     # ------------------------------------------------------------------ internals: checks
 
-    def _judged(self, action: str, player: int | None, check: Callable[[], None]) -> None:
-        """Run the checks of ``player``'s ``action``; a refusal is raised as its real reason
-        (:func:`rules.refusals.precise`). ``can_x`` runs the checks alone: a yes or a no
-        needs no reason (and ``legal_actions`` asks several of them at every render)."""
-        try:
-            check()
-        except RulesError as error:
-            said = precise(self, action, player, error)
-            if said is error:
-                raise
-            raise said from None
-
     def _verify_not_over(self) -> None:
         if self.phase is Phase.ENDED:
             raise GameOver("the game is over")
@@ -422,6 +410,26 @@ class GameState:
         if self.phase not in (Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is drawing now", phase=self.phase.value, expected="draw")
         self._verify_turn(player)
+
+
+def judged(
+    action: str, check: Callable[Concatenate[G, P], None]
+) -> Callable[Concatenate[G, P], None]:
+    """``verify_x = judged("x", _check_x)``: the checks of ``x``, a refusal raised as its real
+    reason for the player named first (:func:`rules.refusals.precise`). ``can_x`` runs the checks
+    alone: a yes or a no needs no reason (and ``legal_actions`` asks several at every render)."""
+
+    def verify(game: G, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            check(game, *args, **kwargs)
+        except RulesError as error:
+            player = args[0] if args and isinstance(args[0], int) else None
+            said = precise(game, action, player, error)
+            if said is error:
+                raise
+            raise said from None
+
+    return verify
 
 
 def permits(
