@@ -191,6 +191,19 @@ class ChipsMoved(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RevealedShuffle:
+    """A shuffle of a settled round, revealed (see :mod:`rules.fairness`): the commitment shown
+    before its first card, the salt, the whole order (index 0 dealt first) and the cards dealt
+    from it in dealing order."""
+
+    commitment: str
+    salt: str
+    order: tuple[str, ...]
+    dealt: tuple[str, ...] = ()  # none in results stored before the dealt cards were kept
+    recycled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerResult:
     player: int
     outcome: Literal["win", "lose", "push", "out"]
@@ -206,19 +219,6 @@ class PlayerResult:
     # A win's full due (stake, or twice it); ``net`` below it means the bank ran dry. 0: not a
     # win, or a result recorded before dues were kept.
     due: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class RevealedShuffle:
-    """A shuffle of a settled round, revealed (see :mod:`rules.fairness`): the commitment shown
-    before its first card, the salt, the whole order (index 0 dealt first) and the cards dealt
-    from it in dealing order."""
-
-    commitment: str
-    salt: str
-    order: tuple[str, ...]
-    dealt: tuple[str, ...] = ()  # none in results stored before the dealt cards were kept
-    recycled: bool = False
 
 
 @event("round_settled")

@@ -1,8 +1,8 @@
 """Where the engine's chance comes from.
 
 Production play uses the operating system's cryptographic generator with an unbiased
-Fisher–Yates shuffle; tests inject a seeded generator or a scripted deck. Every random outcome
-is written to the game's log, so a replay needs no generator at all.
+Fisher–Yates shuffle; tests inject a seeded generator or a scripted deck (tests/rules/helpers.py).
+Every random outcome is written to the game's log, so a replay needs no generator at all.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from rules.cards import Card
@@ -40,10 +40,6 @@ def derived_salts(seed: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def _hex_salt(bits: int) -> str:
-    return f"{bits:0{SALT_BITS // 4}x}"
-
-
 def fisher_yates(cards: Sequence[Card], generator: random.Random) -> list[Card]:
     """An unbiased Fisher–Yates shuffle of a copy: ``random.Random.shuffle`` is one (it draws
     each index with ``_randbelow``, which rejects and never takes a modulo)."""
@@ -71,41 +67,12 @@ class SystemRandomSource:
     def salt(self) -> str:
         if self._salts is None:
             return secrets.token_hex(SALT_BITS // 8)
-        return _hex_salt(self._salts.getrandbits(SALT_BITS))
+        return f"{self._salts.getrandbits(SALT_BITS):032x}"
 
 
 def seeded(seed: int) -> SystemRandomSource:
     """A reproducible source for tests and the simulator."""
     return SystemRandomSource(random.Random(seed))
-
-
-class ScriptedSource:
-    """Deals prepared decks: each shuffle puts the scripted cards on top, in the given order,
-    and the rest of the deck after them in canonical order. Lots come from ``lots``."""
-
-    def __init__(self, decks: Iterable[Sequence[str]] = (), lots: Iterable[int] = ()) -> None:
-        self._decks: Iterator[Sequence[str]] = iter(list(decks))
-        self._lots: Iterator[int] = iter(list(lots))
-        self._salts = derived_salts("scripted")
-
-    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
-        top = [Card.parse(code) for code in next(self._decks, ())]
-        rest = list(cards)
-        for card in top:
-            try:
-                rest.remove(card)
-            except ValueError:
-                raise ValueError(f"scripted card {card.code} is not in the deck") from None
-        return top + rest
-
-    def below(self, n: int) -> int:
-        value = next(self._lots, 0)
-        if not 0 <= value < n:
-            raise ValueError(f"scripted lot {value} is outside range({n})")
-        return value
-
-    def salt(self) -> str:
-        return _hex_salt(self._salts.getrandbits(SALT_BITS))
 
 
 class RecordedSource:

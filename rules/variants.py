@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import Enum, StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, get_type_hints
 
 from rules.cards import DeckKind
 from rules.errors import InvalidVariant
@@ -82,15 +82,18 @@ class Variant:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Variant:
-        kwargs: dict[str, Any] = {}
-        for field in fields(cls):
-            if field.name not in data:
-                raise InvalidVariant(f"variant is missing {field.name!r}")
-            kwargs[field.name] = data[field.name]
-        return _coerce(kwargs)
+        for name in _FIELD_NAMES:
+            if name not in data:
+                raise InvalidVariant(f"variant is missing {name!r}")
+        return _coerce({name: data[name] for name in _FIELD_NAMES})
 
 
 _FIELD_NAMES = tuple(field.name for field in fields(Variant))
+_ENUMS: dict[str, type[Enum]] = {
+    name: hint
+    for name, hint in get_type_hints(Variant).items()
+    if isinstance(hint, type) and issubclass(hint, Enum)
+}
 
 
 @lru_cache(maxsize=256)
@@ -152,21 +155,25 @@ TWODECKS104 = replace(
     name="twodecks104",
     deck=DeckKind.DOUBLE104,
     max_seats=10,
+    # J/Q/K 10 and a soft ace: two aces are a soft 12, and nothing is paid before the showdown
     values=Values.WESTERN,
     ace_low_on_bust=True,
+    golden_point=False,
+    instant_21=False,
+    # two hidden cards each, staked before the deal; a natural 21 is settled at once
     first_deal=2,
+    stake_timing=StakeTiming.BEFORE_DEAL,
     banker_card_up=False,
     show_bottom=False,
-    stake_timing=StakeTiming.BEFORE_DEAL,
-    instant_21=False,
-    golden_point=False,
     naturals=True,
-    dark_draw=False,
+    # the banker buys first; his bust pays double, a busted player is quits with him
     banker_first=True,
     both_bust_quits=True,
+    dark_draw=False,
+    # the bank passes after every round until everyone has dealt
+    end_when_all_dealt=True,
     bank_passing=BankPassing.EVERY_ROUND,
     voluntary_pass_after=None,
-    end_when_all_dealt=True,
 )
 
 PRESETS: dict[str, Variant] = {v.name: v for v in (CLASSIC36, HOME36, BIG54, TWODECKS104)}
@@ -210,17 +217,8 @@ def with_overrides(base: Variant, overrides: Mapping[str, Any]) -> Variant:
 
 
 def _coerce(data: dict[str, Any]) -> Variant:
-    enum_fields: dict[str, type[Enum]] = {
-        "deck": DeckKind,
-        "values": Values,
-        "bank_mode": BankMode,
-        "stake_timing": StakeTiming,
-        "stake_cap": StakeCap,
-        "bank_passing": BankPassing,
-        "turn_order": TurnOrder,
-    }
     kwargs = dict(data)
-    for name, enum in enum_fields.items():
+    for name, enum in _ENUMS.items():
         try:
             kwargs[name] = enum(kwargs[name])
         except ValueError:

@@ -24,8 +24,8 @@ from bot.settings import Settings
 from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message
 from localbotapi.models import CallbackAnswer, RequestRecord
 from localbotapi.offline import OfflineRequest
-from rules.randomness import ScriptedSource
 from storage import Screen, StoredGame
+from tests.rules.helpers import ScriptedSource
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"
 

@@ -17,10 +17,10 @@ from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
 from rules.game import Game, new_game
-from rules.randomness import ScriptedSource
 from rules.table import Phase
 from rules.variants import PRESETS
 from storage.models import ChatSettings, LeaderboardRow, PlayerStats
+from tests.rules.helpers import ScriptedSource
 
 NAMES = {1: "Анна", 2: '<b>&"x"', 3: "Вика", 4: "Гена"}
 NOW = 1_000_000.0

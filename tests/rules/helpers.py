@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from rules.cards import Card
 from rules.events import ChipsMoved, Event, PlayerLeft, PlayerSeated
 from rules.game import Game, new_game
-from rules.randomness import ScriptedSource
+from rules.randomness import SALT_BITS, derived_salts
 from rules.variants import PRESETS, Variant
 
 Move = tuple[Any, Any, int, str]
+
+
+class ScriptedSource:
+    """Deals prepared decks: each shuffle puts the scripted cards on top, in the given order,
+    and the rest of the deck after them in canonical order. Lots come from ``lots``."""
+
+    def __init__(self, decks: Iterable[Sequence[str]] = (), lots: Iterable[int] = ()) -> None:
+        self._decks: Iterator[Sequence[str]] = iter(list(decks))
+        self._lots: Iterator[int] = iter(list(lots))
+        self._salts = derived_salts("scripted")
+
+    def shuffled(self, cards: Sequence[Card]) -> list[Card]:
+        top = [Card.parse(code) for code in next(self._decks, ())]
+        rest = list(cards)
+        for card in top:
+            try:
+                rest.remove(card)
+            except ValueError:
+                raise ValueError(f"scripted card {card.code} is not in the deck") from None
+        return top + rest
+
+    def below(self, n: int) -> int:
+        value = next(self._lots, 0)
+        if not 0 <= value < n:
+            raise ValueError(f"scripted lot {value} is outside range({n})")
+        return value
+
+    def salt(self) -> str:
+        return f"{self._salts.getrandbits(SALT_BITS):032x}"
 
 
 def table(

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from rules.events import Event
 from rules.game import Game, new_game
-from rules.randomness import ScriptedSource, SystemRandomSource, seeded
+from rules.randomness import SystemRandomSource, seeded
 from rules.table import HandStatus, Phase
 from rules.variants import CLASSIC36, PRESETS, BankMode, Variant, with_overrides
+from tests.rules.helpers import ScriptedSource
 from tests.rules.test_properties import new_table, play
 from tests.rules.test_session import RECYCLE_DECK
 

@@ -23,10 +23,10 @@ from rules.fairness import (
     verify_shuffle,
 )
 from rules.game import Game, new_game
-from rules.randomness import RecordedSource, ScriptedSource, SystemRandomSource, seeded
+from rules.randomness import RecordedSource, SystemRandomSource, seeded
 from rules.table import Phase
 from rules.variants import CLASSIC36, PRESETS, with_overrides
-from tests.rules.helpers import table
+from tests.rules.helpers import ScriptedSource, table
 from tests.rules.test_session import RECYCLE_DECK
 
 

@@ -29,11 +29,11 @@ from rules.house import (
     evaluate,
     view,
 )
-from rules.randomness import ScriptedSource, seeded
+from rules.randomness import seeded
 from rules.scoring import HandValue, hand_value
 from rules.table import Phase
 from rules.variants import PRESETS, Variant, with_overrides
-from tests.rules.helpers import of
+from tests.rules.helpers import ScriptedSource, of
 
 HOUSE = 0
 

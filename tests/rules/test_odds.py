@@ -23,11 +23,11 @@ from rules.cards import Card, DeckKind, build_deck
 from rules.events import CardDealt, DeckShuffled, Event
 from rules.game import Game
 from rules.odds import Odds, next_card_odds, odds_for, unseen_pool
-from rules.randomness import ScriptedSource, SystemRandomSource
+from rules.randomness import SystemRandomSource
 from rules.scoring import hand_value
 from rules.table import Phase
 from rules.variants import PRESETS, with_overrides
-from tests.rules.helpers import table
+from tests.rules.helpers import ScriptedSource, table
 
 F = Fraction
 
