@@ -249,46 +249,29 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m rules.simulate",
         description="Play Ochko rounds with fixed strategies and print the banker's edge.",
     )
-    parser.add_argument(
+    add = parser.add_argument
+    add(
         "--variant",
         default="classic36",
         metavar="NAME",
         help=f"a preset ({', '.join(PRESETS)}) or 'all' (default: classic36)",
     )
-    parser.add_argument(
-        "--rounds", type=_positive, default=100_000, help="rounds per preset (default: 100000)"
-    )
-    parser.add_argument(
-        "--players", type=_positive, default=4, help="seats, the banker included (default: 4)"
-    )
-    parser.add_argument(
-        "--seed", type=_seed, default=None, help="random seed (default: a fresh one, printed)"
-    )
-    parser.add_argument(
+    add("--rounds", type=_positive, default=100_000, help="rounds per preset (default: 100000)")
+    add("--players", type=_positive, default=4, help="seats, the banker included (default: 4)")
+    add("--seed", type=_seed, help="random seed (default: a fresh one, printed)")
+    add(
         "--strategy",
         default=DEFAULT_STRATEGY,
         metavar="NAME",
         help=f"one of {', '.join(STRATEGIES)} (default: {DEFAULT_STRATEGY})",
     )
-    parser.add_argument(
-        "--stand", type=_positive, default=None, help="override: players stand on this total"
-    )
-    parser.add_argument(
-        "--banker-stand",
-        type=_positive,
-        default=None,
-        help="override: the banker stands on this total",
-    )
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    add("--stand", type=_positive, help="override: players stand on this total")
+    add("--banker-stand", type=_positive, help="override: the banker stands on this total")
     args = parser.parse_args(argv)
     if args.variant == "all":
         variants = list(PRESETS.values())
