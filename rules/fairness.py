@@ -24,7 +24,6 @@ import hmac
 from collections.abc import Sequence
 
 from rules.events import RevealedShuffle
-from rules.randomness import RandomSource
 
 SCHEME = "ochko-v1"
 
@@ -48,12 +47,6 @@ def verify_deal(order: Sequence[str], dealt: Sequence[str]) -> bool:
     """Whether the cards ``dealt`` from a shuffle, in dealing order, are exactly the first
     ``len(dealt)`` cards of the committed ``order`` (index 0 is dealt first)."""
     return len(dealt) <= len(order) and list(order[: len(dealt)]) == list(dealt)
-
-
-def new_salt(source: RandomSource) -> str:
-    """A 128-bit salt from the game's random source: the operating system's generator in
-    production, a stream derived from the seed or script in tests (reproducible games)."""
-    return source.salt()
 
 
 def verify_shuffle(shuffle: RevealedShuffle) -> bool:

@@ -10,7 +10,7 @@ rules.state. The actions (rules.seating, rules.play) call into them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rules.cards import Card, DeckKind, build_deck
@@ -37,7 +37,7 @@ from rules.events import (
     Transfer,
     TwentyOne,
 )
-from rules.fairness import commitment, new_salt
+from rules.fairness import commitment
 from rules.scoring import is_natural
 from rules.state import GameState
 from rules.table import Hand, HandStatus, Phase
@@ -217,19 +217,12 @@ class RoundFlow(GameState):
         """Shuffle ``cards`` and commit to the order: the log keeps the order, its salt and the
         commitment (a replay reproduces all three); the event carries only the commitment."""
         deck = self.source.shuffled(cards)
-        order = _codes(deck)
-        salt = new_salt(self.source)
+        order = [card.rank + card.suit for card in deck]  # Card.code, inlined: a whole deck
+        salt = self.source.salt()
         committed = commitment(order, salt)
         self.log.append({"a": "shuffle", "order": order, "salt": salt, "commitment": committed})
-        self.shuffles.append(
-            {
-                "commitment": committed,
-                "salt": salt,
-                "order": list(order),
-                "dealt": [],
-                "recycled": recycled,
-            }
-        )
+        shuffle = {"commitment": committed, "salt": salt, "order": list(order), "dealt": []}
+        self.shuffles.append(shuffle | {"recycled": recycled})
         self._emit(DeckShuffled(len(deck), recycled=recycled, commitment=committed))
         return deck
 
@@ -325,9 +318,11 @@ class RoundFlow(GameState):
     def _offer_stake(self, p: int, hand: Hand) -> bool:
         """A waiting hand gets the turn to stake (True), or sits the round out when it cannot
         stake or is leaving."""
-        if self.stake_range(p)[1] < 1 or self.seat(p).leaving:
+        leaving = self.seat(p).leaving
+        if self.stake_range(p)[1] < 1 or leaving:
             hand.status = HandStatus.OUT
-            self._emit(SatOut(p, self._sat_out_reason(p)))
+            reason = "bank_empty" if self.bank < 1 else "cannot_afford"
+            self._emit(SatOut(p, "leaving" if leaving else reason))
             return False
         self._set_turn(Phase.STAKE, p)
         return True
@@ -485,8 +480,3 @@ class RoundFlow(GameState):
                 dealt=tuple(s.player for s in self.seats if s.has_dealt),
             )
         )
-
-
-def _codes(cards: Iterable[Card]) -> list[str]:
-    """The codes of ``cards`` (``Card.code``, inlined: a shuffle logs a whole deck)."""
-    return [card.rank + card.suit for card in cards]

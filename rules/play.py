@@ -14,7 +14,7 @@ from rules.errors import (
 )
 from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.state import is_whole, judged, out_of_range, permits
+from rules.state import ON_THE_CLOCK, is_whole, judged, out_of_range, permits
 from rules.table import HandStatus, Phase
 
 END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
@@ -117,7 +117,7 @@ class PlayActions(RoundFlow):
 
     def verify_timeout(self) -> None:
         self._verify_not_over()
-        if self.phase not in (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER):
+        if self.phase not in ON_THE_CLOCK:
             raise WrongPhase("nobody is on the clock now", phase=self.phase.value)
 
     can_timeout = permits(verify_timeout)

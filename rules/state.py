@@ -34,13 +34,14 @@ from rules.codec import (
 from rules.errors import AmountOutOfRange, GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
 from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
-from rules.refusals import precise
+from rules.refusals import IN_ROUND, precise
 from rules.scoring import HandValue, hand_value, is_natural
 from rules.table import Hand, HandStatus, Phase, Seat
 from rules.variants import StakeCap, Variant
 
 SCHEMA_VERSION = 1
 MAX_AMOUNT = 10**12  # far above any real balance; keeps arithmetic and JSON sane
+ON_THE_CLOCK = (Phase.BANK, *IN_ROUND)  # the phases in which someone's turn runs on a timer
 G = TypeVar("G", bound="GameState")
 P = ParamSpec("P")
 
@@ -110,9 +111,8 @@ class GameState:
         self._set_up(defaults(GameState) | {"variant": variant}, source)
 
     def _set_up(self, values: dict[str, Any], source: RandomSource | None) -> None:
-        """Every field from ``values``, and what is not state: the random source and the
-        events of the action under way. (A decoded or copied game is set up once, not first
-        with the defaults.)"""
+        """Every field from ``values``, and what is not state (a decoded or copied game is set
+        up once, not first with the defaults)."""
         self.__dict__.update(values)
         self.source: RandomSource = source if source is not None else SystemRandomSource()
         self._events: list[Event] = []
@@ -208,7 +208,7 @@ class GameState:
 
     @property
     def in_round(self) -> bool:
-        return self.phase in (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+        return self.phase in IN_ROUND
 
     def stake_range(self, player: int) -> tuple[int, int]:
         """The allowed stake of ``player`` now: ``(1, maximum)``; maximum 0 means none."""
@@ -231,18 +231,14 @@ class GameState:
         """The largest stake of ``player`` that the bank is sure to pay in full if he wins,
         whatever the others' hands: the bank less what it may owe every other stake still open
         (winners are paid in turn order and 21s at once, so any of them may come first)."""
-        multiplier = self._win_multiplier()
+        # A win pays twice the stake at most, where naturals or a bust banker pay double.
+        multiplier = 2 if self.variant.naturals or self.variant.both_bust_quits else 1
         owed = sum(
             multiplier * hand.stake
             for hand in self.hands.values()
             if hand.player not in (player, self.banker) and hand.stake and not hand.settled
         )
         return max(0, self.bank - owed) // multiplier
-
-    def _win_multiplier(self) -> int:
-        """The most a win pays per chip staked: twice for a natural or a bust banker where
-        those rules are played."""
-        return 2 if self.variant.naturals or self.variant.both_bust_quits else 1
 
     def fine_for(self, stake: int) -> int:
         return stake * self.variant.bust_fine_percent // 100
@@ -272,13 +268,9 @@ class GameState:
         (the bot must not show them while the round is being played)."""
         return tuple(
             RevealedShuffle(
-                commitment=shuffle["commitment"],
-                salt=shuffle["salt"],
-                order=tuple(shuffle["order"]),
-                dealt=tuple(shuffle["dealt"]),
-                recycled=shuffle["recycled"],
+                s["commitment"], s["salt"], tuple(s["order"]), tuple(s["dealt"]), s["recycled"]
             )
-            for shuffle in self.shuffles
+            for s in self.shuffles
         )
 
     # ------------------------------------------------------------------ internals: queries
@@ -307,11 +299,6 @@ class GameState:
             if self._can_bank(seat):
                 return seat.player
         return None
-
-    def _sat_out_reason(self, player: int) -> str:
-        if self.seat(player).leaving:
-            return "leaving"
-        return "bank_empty" if self.bank < 1 else "cannot_afford"
 
     def _banker_must_play(self) -> bool:
         """The banker draws only if someone is still to be compared with him."""
@@ -390,14 +377,8 @@ class GameState:
         """While someone is on the clock, a move by anybody else is "not your turn" (and whose
         it is), whatever the move: that is what is wrong, not the phase."""
         self._verify_not_over()
-        if self.turn is None or self.phase not in (
-            Phase.BANK,
-            Phase.STAKE,
-            Phase.DRAW,
-            Phase.BANKER,
-        ):
-            return
-        self._verify_turn(player)
+        if self.turn is not None and self.phase in ON_THE_CLOCK:
+            self._verify_turn(player)
 
     def _verify_to_act(self, player: int, phase: Phase) -> None:
         """``player`` is on the clock in ``phase``."""

@@ -17,7 +17,6 @@ from rules.events import CardDealt, DeckShuffled, Event, RevealedShuffle, RoundS
 from rules.fairness import (
     canonical,
     commitment,
-    new_salt,
     verify_commitment,
     verify_deal,
     verify_shuffle,
@@ -171,7 +170,7 @@ def test_the_canonical_string_and_hash_are_as_documented() -> None:
 
 def test_salts_are_128_bit_hex_fresh_and_reproducible_in_tests() -> None:
     production = SystemRandomSource()
-    salts = {new_salt(production) for _ in range(50)}
+    salts = {production.salt() for _ in range(50)}
     assert len(salts) == 50
     assert all(len(s) == 32 and int(s, 16) >= 0 and s == s.lower() for s in salts)
     assert [seeded(5).salt() for _ in range(2)] == [seeded(5).salt()] * 2
