@@ -63,10 +63,7 @@ def build_deck(kind: DeckKind) -> list[Card]:
     """The deck in a fixed canonical order (suit by suit, ranks ascending)."""
     if kind is DeckKind.SHORT36:
         return [Card(rank, suit) for suit in SUITS for rank in RANKS_36]
-    if kind is DeckKind.FULL54:
-        return [Card(rank, suit) for suit in SUITS for rank in RANKS_52] + [
-            Card(JOKER, "1"),
-            Card(JOKER, "2"),
-        ]
     single = [Card(rank, suit) for suit in SUITS for rank in RANKS_52]
+    if kind is DeckKind.FULL54:
+        return [*single, Card(JOKER, "1"), Card(JOKER, "2")]
     return single + single

@@ -33,26 +33,13 @@ def _same(value: T) -> T:
     return value
 
 
-def _codes(cards: list[Card]) -> list[str]:
-    return [card.code for card in cards]
-
-
-def _cards(codes: list[str]) -> list[Card]:
-    return [Card.parse(code) for code in codes]
-
-
-def _code(card: Card | None) -> str | None:
-    return card.code if card else None
-
-
-def _card(code: str | None) -> Card | None:
-    return Card.parse(code) if code else None
-
-
 PLAIN = Codec(_same, _same, _same)  # an int, a string, a boolean, None
 LIST = Codec(list, list, list)  # a list of plain values
-CARDS = Codec(_codes, _cards, list)  # cards are frozen: a copy shares them
-CARD = Codec(_code, _card, _same)  # a card or None
+# Cards are frozen: a copy shares them.
+CARDS = Codec(
+    lambda cards: [c.code for c in cards], lambda codes: list(map(Card.parse, codes)), list
+)
+CARD = Codec(lambda c: c.code if c else None, lambda c: Card.parse(c) if c else None, _same)
 
 
 def enum(cls: type[Enum]) -> Codec:

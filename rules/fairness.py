@@ -1,20 +1,12 @@
 """The provably fair deck: a commitment to every shuffle before its first card, revealed after
 the showdown.
 
-Each shuffle of a round (the fresh deck at the start, and any reshuffle of the discards when the
-stock runs out) gets a secret 128-bit salt. Before any card of that shuffle is seen, the table
-shows the commitment::
-
-    SHA-256( "ochko-v1|" + salt + "|" + " ".join(order) )   as 64 lowercase hex digits
-
-where ``order`` is the list of card codes of the shuffled deck, index 0 dealt first (codes as in
-:mod:`rules.cards`: rank then suit, e.g. ``"10h"``, ``"As"``). After the showdown the salt and
-the order are revealed; anyone can recompute the hash, and check that the cards dealt from that
-shuffle were exactly its first cards, in order. docs/fairness.md has an offline snippet.
-
-Standard library only; the engine (rules/state.py) keeps the current round's shuffles in its
-state (``Game.shuffles``), each shuffle's order, salt and commitment in its log, and reveals a
-settled round's shuffles in ``RoundSettled.shuffles``.
+Each shuffle of a round (the fresh deck, and any reshuffle of the discards) gets a secret
+128-bit salt; before any of its cards is seen the table shows the SHA-256 of :func:`canonical`,
+and after the showdown the salt and the order (index 0 dealt first) are revealed, so that anyone
+can recompute the hash and check that the cards dealt were its first ones, in order.
+docs/fairness.md says it for players, with an offline snippet. The engine keeps the round's
+shuffles in ``Game.shuffles`` and reveals a settled round's in ``RoundSettled.shuffles``.
 """
 
 from __future__ import annotations

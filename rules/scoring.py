@@ -70,10 +70,8 @@ def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
             aces += 1
         elif rank == JOKER:
             jokers += 1
-        elif rank in table:
-            fixed += table[rank]
         else:
-            fixed += card_value(card, variant)
+            fixed += table[rank]
     if not variant.jokers_wild:
         jokers = 0
     golden = variant.golden_point and aces == 2 and len(cards) == 2

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rules.errors import RulesError
-from rules.events import Event, RoundSettled
+from rules.events import RoundSettled
 from rules.game import Game, new_game
 from rules.randomness import seeded
 from rules.strategies import DEFAULT_STRATEGY, STRATEGIES, Strategy, draw_below
@@ -95,13 +95,6 @@ def edge_interval(tally: Tally) -> tuple[float, float]:
     return edge, Z95 * math.sqrt(variance / n)
 
 
-def _settled(events: Sequence[Event]) -> RoundSettled | None:
-    for event in events:
-        if type(event) is RoundSettled:
-            return event
-    return None
-
-
 def play(
     variant: Variant,
     rounds: int,
@@ -164,7 +157,7 @@ def play(
             else:
                 raise RulesError(f"the simulator cannot play the {phase.value} phase")
         if not game.in_round:
-            settled = _settled(events)
+            settled = next((e for e in events if type(e) is RoundSettled), None)
             if settled is not None:
                 tally.add(settled)
     return tally

@@ -53,14 +53,10 @@ def _copy_shuffles(shuffles: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _copy_entries(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [dict(entry) for entry in log]
-
-
 SHUFFLES = Codec(_copy_shuffles, _copy_shuffles, _copy_shuffles)
 # A log entry is never changed once appended (_begin and _shuffle append finished dicts), so a
 # copy of the game shares the entries: only the list is new.
-LOG = Codec(_copy_entries, _copy_entries, list)
+LOG = Codec(lambda log: [dict(e) for e in log], lambda log: [dict(e) for e in log], list)
 VARIANT = frozen(Variant.to_dict, Variant.from_dict)
 
 
