@@ -162,9 +162,9 @@ class Chat:
     id: int
     type: str
     _: KW_ONLY
+    is_forum: bool = False  # a supergroup with topics
     title: str | None = None
     username: str | None = None
-    is_forum: bool = False
     user: FakeUser | None = None
     """For a private chat: the person."""
     bot: FakeBot | None = None

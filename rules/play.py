@@ -74,11 +74,7 @@ class PlayActions(RoundFlow):
 
     def hit(self, player: int) -> list[Event]:
         self.verify_hit(player)
-        self._begin({"a": "hit", "p": player})
-        self._take_card(player, dark=False)
-        self._after_card(player)
-        self._advance()
-        return self._finish()
+        return self._draw(player, dark=False)
 
     def _check_dark(self, player: int) -> None:
         if not self.variant.dark_draw:
@@ -94,17 +90,20 @@ class PlayActions(RoundFlow):
     def dark(self, player: int) -> list[Event]:
         """Take one card unseen; it ends the player's drawing and shows at the showdown."""
         self.verify_dark(player)
-        self._begin({"a": "dark", "p": player})
-        self._take_card(player, dark=True)
-        self._stand(self.hands[player], "dark")
+        return self._draw(player, dark=True)
+
+    def _draw(self, player: int, *, dark: bool) -> list[Event]:
+        self._begin({"a": "dark" if dark else "hit", "p": player})
+        self._take_card(player, dark=dark)
+        if dark:
+            self._stand(self.hands[player], "dark")
+        else:
+            self._after_card(player)
         self._advance()
         return self._finish()
 
-    def _check_stand(self, player: int) -> None:
-        self._verify_drawing(player)
-
-    verify_stand = judged("stand", _check_stand)
-    can_stand = permits(_check_stand)
+    verify_stand = judged("stand", RoundFlow._verify_drawing)
+    can_stand = permits(RoundFlow._verify_drawing)
 
     def stand(self, player: int) -> list[Event]:
         self.verify_stand(player)
