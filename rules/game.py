@@ -1,16 +1,11 @@
-"""The Ochko table: one object for a whole session, from seating to the end.
-
-Every action comes as a triad, as in pokerkit: ``verify_x`` raises a :class:`RulesError` saying
-exactly why ``x`` is illegal, ``can_x`` answers yes or no, and ``x`` verifies, changes the state
-and returns the frozen events of what happened. An illegal action never changes the state.
-
-The engine performs the non-player steps itself (the lot, shuffling, dealing, paying out) and
-writes every random outcome to the log, so a game is its variant plus its log: :meth:`Game.replay`
-rebuilds it, and :meth:`Game.revealed_round` the shuffles of any settled round.
-
-:class:`Game` is put together from its parts: the state declared once with its JSON form and
-queries (rules.state), the engine's own steps (rules.flow), and the actions by phase
+"""The Ochko table, :class:`Game`: one object for a whole session, put together from the state
+and its queries (rules.state), the engine's own steps (rules.flow) and the actions by phase
 (rules.seating, rules.play).
+
+Every action is a triad, as in pokerkit: ``verify_x`` raises a :class:`RulesError` saying exactly
+why ``x`` is illegal, ``can_x`` answers yes or no, and ``x`` verifies, changes the state and
+returns the frozen events of what happened; an illegal action never changes the state. Every
+random outcome is written to the log, so a game is its variant plus its log (:meth:`Game.replay`).
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class Odds:
         return self.twenty_one * self.candidates
 
 
-def _visible(game: Game, hand: Hand, viewer: int) -> list[Card | None]:
+def _visible(hand: Hand, viewer: int) -> list[Card | None]:
     return hand.visible_to_owner() if hand.player == viewer else hand.visible_to_others()
 
 
@@ -101,12 +101,12 @@ def unseen_pool(game: Game, player: int) -> Counter[Card]:
             hand = game.hands.get(p)
             if hand is None or dealt <= 0:
                 continue
-            pool -= Counter(c for c in _visible(game, hand, player)[-dealt:] if c is not None)
+            pool -= Counter(c for c in _visible(hand, player)[-dealt:] if c is not None)
         return pool
     pool = Counter(game.stock)
     for hand in game.hands.values():
         pool.update(hand.cards)
-        pool -= Counter(c for c in _visible(game, hand, player) if c is not None)
+        pool -= Counter(c for c in _visible(hand, player) if c is not None)
     if game.bottom is not None:
         pool -= Counter([game.bottom])
     return pool
@@ -116,7 +116,7 @@ def next_card_odds(game: Game, player: int) -> Odds:
     """The exact odds that the next card dealt to ``player`` busts him or gives him 21."""
     pool = unseen_pool(game, player)
     hand = game.hands.get(player)
-    view = _visible(game, hand, player) if hand is not None else []
+    view = _visible(hand, player) if hand is not None else []
     known = [card for card in view if card is not None]
     unknown = len(view) - len(known)
     size = sum(pool.values())
@@ -132,13 +132,12 @@ def _count(
     """Ordered draws of ``unknown`` own cards and then the next card from ``pool``: how many bust,
     how many make 21, and how many there are. Cards of one rank are grouped (their suits do not
     change a hand's value)."""
-    by_rank: dict[str, tuple[Card, int]] = {}
+    ranks: dict[str, int] = {}
+    reps: dict[str, Card] = {}
     for card, count in pool.items():
         if count > 0:
-            rep, seen = by_rank.get(card.rank, (card, 0))
-            by_rank[card.rank] = (rep, seen + count)
-    ranks = {rank: count for rank, (_, count) in by_rank.items()}
-    reps = {rank: rep for rank, (rep, _) in by_rank.items()}
+            ranks[card.rank] = ranks.get(card.rank, 0) + count
+            reps.setdefault(card.rank, card)
 
     def walk(hand: list[Card], left: int) -> tuple[int, int, int]:
         busts = twenty_ones = ways = 0

@@ -14,8 +14,9 @@ from rules.errors import (
 )
 from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.state import ON_THE_CLOCK, is_whole, judged, out_of_range, permits
+from rules.state import ON_THE_CLOCK, judged, out_of_range, permits
 from rules.table import HandStatus, Phase
+from rules.variants import is_whole
 
 END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
 

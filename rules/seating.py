@@ -3,8 +3,6 @@ handing it on — each as ``verify_x``, ``can_x`` and ``x`` (see rules.game)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rules.errors import (
     AlreadySeated,
     AmountOutOfRange,
@@ -17,8 +15,9 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.state import MAX_AMOUNT, is_whole, judged, out_of_range, permits
+from rules.state import MAX_AMOUNT, judged, out_of_range, permits
 from rules.table import Phase, Seat
+from rules.variants import is_whole
 
 
 class SeatingActions(RoundFlow):
@@ -70,10 +69,9 @@ class SeatingActions(RoundFlow):
     def join(self, player: int, balance: int, *, house: bool = False) -> list[Event]:
         """Seat ``player``; ``house=True`` seats the house banker, who banks every round."""
         self.verify_join(player, balance, house=house)
-        entry: dict[str, Any] = {"a": "join", "p": player, "balance": balance}
-        if house:
-            entry["house"] = True
-        self._begin(entry)
+        self._begin(
+            {"a": "join", "p": player, "balance": balance} | ({"house": True} if house else {})
+        )
         if house:
             self.house = player
         self.seats.append(Seat(player, balance))

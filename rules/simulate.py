@@ -169,16 +169,12 @@ class Report(Tally):
 
     variant: str = ""
     seconds: float = 0.0
-
-    @property
-    def edge(self) -> float:
-        """The banker's net per unit staked."""
-        return edge_interval(self)[0]
-
-    @property
-    def half_width(self) -> float:
-        """Of the 95% confidence interval of :attr:`edge`."""
-        return edge_interval(self)[1]
+    edge: float = 0.0  # the banker's net per unit staked
+    half_width: float = 0.0  # of the 95% confidence interval of ``edge``
+    win_rate: float = 0.0  # of the players' hands that played
+    push_rate: float = 0.0
+    loss_rate: float = 0.0
+    rounds_per_second: float = 0.0
 
     @property
     def low(self) -> float:
@@ -187,26 +183,6 @@ class Report(Tally):
     @property
     def high(self) -> float:
         return self.edge + self.half_width
-
-    def _share(self, count: int) -> float:
-        hands = self.wins + self.pushes + self.losses
-        return count / hands if hands else 0.0
-
-    @property
-    def win_rate(self) -> float:
-        return self._share(self.wins)
-
-    @property
-    def push_rate(self) -> float:
-        return self._share(self.pushes)
-
-    @property
-    def loss_rate(self) -> float:
-        return self._share(self.losses)
-
-    @property
-    def rounds_per_second(self) -> float:
-        return self.rounds / self.seconds if self.seconds > 0 else 0.0
 
     def line(self) -> str:
         return (
@@ -222,7 +198,20 @@ def run(variant: Variant, rounds: int, **options: Any) -> Report:
     """:func:`play`, timed: the figures of one preset."""
     started = time.perf_counter()
     tally = play(variant, rounds, **options)
-    return Report(**asdict(tally), variant=variant.name, seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    edge, half_width = edge_interval(tally)
+    hands = tally.wins + tally.pushes + tally.losses or 1
+    return Report(
+        **asdict(tally),
+        variant=variant.name,
+        seconds=seconds,
+        edge=edge,
+        half_width=half_width,
+        win_rate=tally.wins / hands,
+        push_rate=tally.pushes / hands,
+        loss_rate=tally.losses / hands,
+        rounds_per_second=tally.rounds / seconds if seconds > 0 else 0.0,
+    )
 
 
 # ---------------------------------------------------------------------- command line

@@ -431,8 +431,3 @@ def out_of_range(what: str, low: int, high: int, need: str = "") -> AmountOutOfR
     return AmountOutOfRange(
         f"the {what} must be {need}between {low} and {high}", minimum=low, maximum=high, what=what
     )
-
-
-def is_whole(amount: object) -> bool:
-    """Chips are whole numbers: floats and booleans are refused, never rounded."""
-    return isinstance(amount, int) and not isinstance(amount, bool)

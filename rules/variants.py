@@ -229,14 +229,15 @@ def _coerce(data: dict[str, Any]) -> Variant:
         if field.type == "bool" and not isinstance(value, bool):
             raise InvalidVariant(f"{field.name} must be true or false, not {value!r}")
         optional = field.type == "int | None" and value is None
-        if field.type in ("int", "int | None") and not optional and not _is_int(value):
+        if field.type in ("int", "int | None") and not optional and not is_whole(value):
             raise InvalidVariant(f"{field.name} must be a whole number, not {value!r}")
     variant = Variant(**kwargs)
     validate(variant)
     return variant
 
 
-def _is_int(value: object) -> bool:
+def is_whole(value: object) -> bool:
+    """Chips and a variant's numbers are whole: floats and booleans are refused, never rounded."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
