@@ -7,8 +7,6 @@ from typing import Any
 
 
 class RulesError(Exception):
-    """Base of every refusal raised by the engine."""
-
     code = "rules_error"
 
     def __init__(self, message: str, **params: Any) -> None:
@@ -21,8 +19,6 @@ class InvalidVariant(RulesError):
 
 
 class IllegalAction(RulesError):
-    """An action that the rules do not allow in the current state."""
-
     code = "illegal_action"
 
 

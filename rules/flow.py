@@ -226,9 +226,6 @@ class RoundFlow(GameState):
         self._emit(DeckShuffled(len(deck), recycled=recycled, commitment=committed))
         return deck
 
-    def _discard(self, hand: Hand) -> None:
-        self.discards.extend(hand.cards)
-
     def _after_card(self, player: int) -> None:
         """A drawn card may end the hand: 21 and the golden point pay at once where the variant
         says so, a bust is revealed at once, the last allowed card stands."""
@@ -249,14 +246,14 @@ class RoundFlow(GameState):
             self._emit(Busted(player, value.total, hand.codes))
             if not self.variant.both_bust_quits:
                 self._settle_loss(hand, fine=True)
-                self._discard(hand)
+                self.discards.extend(hand.cards)
         elif value.twenty_one:
             if self.variant.instant_21:
                 hand.status = HandStatus.WON
                 hand.revealed = True
                 paid = self._settle_win(hand, hand.stake, "twenty_one")
                 self._emit(TwentyOne(player, value.golden, paid, hand.codes, hand.stake))
-                self._discard(hand)
+                self.discards.extend(hand.cards)
             else:
                 self._stand(hand, "twenty_one")
         elif len(hand.cards) >= self.variant.max_cards:

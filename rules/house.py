@@ -112,11 +112,9 @@ def _payoff(house: HandValue, player: HandValue, variant: Variant) -> int:
 def _possible(cards: Sequence[Card], variant: Variant) -> bool:
     """Whether a standing player's hand agrees with what is public about it."""
     value = hand_value(cards, variant)
-    if value.bust:
-        return False
-    if variant.instant_21 and value.twenty_one:
-        return False
-    return not is_natural(cards, variant)
+    return not (
+        value.bust or (variant.instant_21 and value.twenty_one) or is_natural(cards, variant)
+    )
 
 
 def _can_draw(cards: Sequence[object], value: HandValue, variant: Variant, left: int) -> bool:

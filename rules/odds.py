@@ -162,8 +162,5 @@ def _count(
 
 def odds_for(game: Game, player: int) -> Odds | None:
     """The player's odds when he is drawing now (on turn, and may take a card); else None."""
-    if game.phase not in (Phase.DRAW, Phase.BANKER) or game.turn != player:
-        return None
-    if not game.can_hit(player):
-        return None
-    return next_card_odds(game, player)
+    drawing = game.phase in (Phase.DRAW, Phase.BANKER) and game.turn == player
+    return next_card_odds(game, player) if drawing and game.can_hit(player) else None

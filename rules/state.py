@@ -209,8 +209,7 @@ class GameState:
     def stake_range(self, player: int) -> tuple[int, int]:
         """The allowed stake of ``player`` now: ``(1, maximum)``; maximum 0 means none."""
         affordable = self._affordable(self.seat(player).balance)
-        maximum = min(self._stake_cap(player), affordable)
-        return (1, maximum) if maximum >= 1 else (1, 0)
+        return 1, max(0, min(self._stake_cap(player), affordable))
 
     def _stake_cap(self, player: int) -> int:
         """What the bank allows ``player`` to stake now, whatever his balance."""

@@ -211,9 +211,7 @@ def with_overrides(base: Variant, overrides: Mapping[str, Any]) -> Variant:
         raise InvalidVariant(
             f"cannot override {', '.join(unknown)}; allowed: {', '.join(OVERRIDABLE)}"
         )
-    merged = base.to_dict()
-    merged.update(overrides)
-    return _coerce(merged)
+    return _coerce(base.to_dict() | dict(overrides))
 
 
 def _coerce(data: dict[str, Any]) -> Variant:
