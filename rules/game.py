@@ -52,8 +52,6 @@ class Game(SeatingActions, PlayActions):
             actions.add("end")
         return Legal(self.phase, self.turn, frozenset(actions), low, high)
 
-    # ------------------------------------------------------------------ replay
-
     @classmethod
     def replay(cls, variant: Variant, log: Iterable[dict[str, Any]]) -> Game:
         """Rebuild a game from its variant and action log; random outcomes come from the log."""

@@ -87,14 +87,8 @@ def view(game: Game, house: int) -> View:
         if hand.settled or hand.status is HandStatus.OUT:
             continue
         visible = hand.visible_to_others()
-        opponents.append(
-            Opponent(
-                player=player,
-                stake=hand.stake,
-                seen=tuple(card for card in visible if card is not None),
-                hidden=sum(1 for card in visible if card is None),
-            )
-        )
+        shown = tuple(card for card in visible if card is not None)
+        opponents.append(Opponent(player, hand.stake, shown, len(visible) - len(shown)))
     return View(game.variant, own, unseen, tuple(opponents))
 
 

@@ -24,8 +24,6 @@ END_REASONS = ("ended", "expired", "unreachable")  # why end() was called
 class PlayActions(RoundFlow):
     """What the players do during a round, and what ends it or the session."""
 
-    # ------------------------------------------------------------------ stakes
-
     def _check_stake(self, player: int, amount: int) -> None:
         self._verify_to_act(player, Phase.STAKE)
         low, high = self.stake_range(player)
@@ -56,8 +54,6 @@ class PlayActions(RoundFlow):
         self._emit(StakePlaced(player, amount))
         self._advance()
         return self._finish()
-
-    # ------------------------------------------------------------------ drawing
 
     def _check_hit(self, player: int) -> None:
         self._verify_drawing(player)
@@ -112,8 +108,6 @@ class PlayActions(RoundFlow):
         self._stand(self.hands[player], "choice")
         self._advance()
         return self._finish()
-
-    # ------------------------------------------------------------------ timers and the end
 
     def verify_timeout(self) -> None:
         self._verify_not_over()

@@ -23,8 +23,6 @@ from rules.variants import is_whole
 class SeatingActions(RoundFlow):
     """Who sits at the table, who banks, and with how much."""
 
-    # ------------------------------------------------------------------ seating
-
     def verify_join(self, player: int, balance: int, *, house: bool = False) -> None:
         self._verify_not_over()
         if house and (self.phase is not Phase.LOBBY or self.house is not None):
@@ -109,8 +107,6 @@ class SeatingActions(RoundFlow):
                 self._default_move(player, reason="leaving")
                 self._advance()
         return self._finish()
-
-    # ------------------------------------------------------------------ start and bank
 
     def _check_start(self, _asker: int | None = None) -> None:
         """``_asker``: who asks (his refusal says what to do instead), None for nobody's."""
