@@ -26,12 +26,10 @@ def canonical(order: Sequence[str], salt: str) -> str:
 
 
 def commitment(order: Sequence[str], salt: str) -> str:
-    """The SHA-256 hex digest of :func:`canonical` (UTF-8)."""
     return hashlib.sha256(canonical(order, salt).encode("utf-8")).hexdigest()
 
 
 def verify_commitment(committed: str, order: Sequence[str], salt: str) -> bool:
-    """Whether ``committed`` is the commitment to ``order`` with ``salt``."""
     return hmac.compare_digest(committed.strip().lower(), commitment(order, salt))
 
 

@@ -1,13 +1,11 @@
 """Exact odds of the next card for a player, from what that player can see.
 
-The model
----------
-The player knows the deck's composition and sees: his own cards (not his dark ones: a dark card
-is unknown to its owner until the showdown), every card shown to the table (the banker's face-up
-card, and whole hands once revealed: busts, 21s paid at once, naturals), the bottom card where the
-preset shows it, and the size of the stock (the table can count it). Conditioned on those cards,
-the shuffle makes every arrangement of the cards he has *not* seen over the places he cannot see
-equally likely, so the next card is uniform over the unseen cards that can be next:
+The model: the player knows the deck's composition and sees: his own cards (not his dark ones: a
+dark card is unknown to its owner until the showdown), every card shown to the table (the banker's
+face-up card, and whole hands once revealed: busts, 21s paid at once, naturals), the bottom card
+where the preset shows it, and the size of the stock (the table can count it). Conditioned on those
+cards, the shuffle makes every arrangement of the cards he has *not* seen over the places he cannot
+see equally likely, so the next card is uniform over the unseen cards that can be next:
 
 * The stock still holds cards and was not recycled this round: every card of the deck minus the
   cards he has seen (the cards hidden in other hands are as likely to be next as the ones still in
