@@ -149,8 +149,7 @@ class RoundFlow(GameState):
             self._fund_bank(self._bank_maximum())
             self._deal_round()
         else:
-            self.phase = Phase.BANK
-            self.turn = self.banker
+            self.phase, self.turn = Phase.BANK, self.banker
 
     def _deal_round(self) -> None:
         assert self.banker is not None
@@ -321,7 +320,7 @@ class RoundFlow(GameState):
             reason = "bank_empty" if self.bank < 1 else "cannot_afford"
             self._emit(SatOut(p, "leaving" if leaving else reason))
             return False
-        self._set_turn(Phase.STAKE, p)
+        self.phase, self.turn = Phase.STAKE, p
         return True
 
     def _advance(self) -> None:
@@ -360,7 +359,7 @@ class RoundFlow(GameState):
         if self._stands_for_leaving(hand):
             return False
         hand.status = HandStatus.DRAWING
-        self._set_turn(Phase.DRAW, p)
+        self.phase, self.turn = Phase.DRAW, p
         return True
 
     def _stands_for_leaving(self, hand: Hand) -> bool:
@@ -370,10 +369,6 @@ class RoundFlow(GameState):
         self._stand(hand, "leaving")
         return True
 
-    def _set_turn(self, phase: Phase, player: int) -> None:
-        self.phase = phase
-        self.turn = player
-
     def _banker_turn(self) -> None:
         assert self.banker is not None
         if self._stands_for_leaving(self.hands[self.banker]):
@@ -381,7 +376,7 @@ class RoundFlow(GameState):
             return
         if self.turn != self.banker or self.phase is not Phase.BANKER:
             self._emit(BankerTurn(self.banker))
-        self._set_turn(Phase.BANKER, self.banker)
+        self.phase, self.turn = Phase.BANKER, self.banker
 
     def _settle_round(self) -> None:
         """The showdown: every hand is shown; losses go into the bank first, then winners are
@@ -466,8 +461,7 @@ class RoundFlow(GameState):
         for hand in self.hands.values():
             if not hand.settled and hand.player != self.banker:
                 hand.outcome = hand.outcome or "void"
-        self.phase = Phase.ENDED
-        self.turn = None
+        self.phase, self.turn = Phase.ENDED, None
         self._emit(
             SessionEnded(
                 reason,
