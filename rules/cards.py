@@ -39,7 +39,13 @@ class Card:
 
     @classmethod
     def parse(cls, code: str) -> Card:
-        """Read a card code (``"10H"``, ``"X1"``); anything else is a ``ValueError``."""
+        """Read a card code.
+
+        >>> Card.parse("10H")
+        Card(rank='10', suit='H')
+        >>> Card.parse("X1").is_joker
+        True
+        """
         if len(code) >= 2 and code[0] == JOKER and code[1:] in ("1", "2"):
             return cls(JOKER, code[1:])
         rank, suit = code[:-1], code[-1:]

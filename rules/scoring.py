@@ -55,6 +55,12 @@ def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
 
     Aces count 11, or 1 where the variant allows it and 11 would bust; each wild joker counts
     whatever from 1 to 11 gives the best total not over 21.
+
+    >>> from rules.variants import CLASSIC36
+    >>> hand_value([Card("10", "S"), Card("A", "H")], CLASSIC36).total
+    21
+    >>> hand_value([Card("A", "S"), Card("A", "H")], CLASSIC36).golden
+    True
     """
     table = _FIXED_VALUES[variant.values]
     aces = jokers = fixed = 0

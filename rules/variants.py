@@ -201,7 +201,11 @@ def preset(name: str) -> Variant:
 
 
 def with_overrides(base: Variant, overrides: Mapping[str, Any]) -> Variant:
-    """Apply a chat's overrides to a preset, refusing unknown keys and invalid combinations."""
+    """Apply a chat's overrides to a preset, refusing unknown keys and invalid combinations.
+
+    >>> with_overrides(CLASSIC36, {"dark_draw": False}).dark_draw
+    False
+    """
     unknown = sorted(set(overrides) - set(OVERRIDABLE))
     if unknown:
         raise InvalidVariant(
