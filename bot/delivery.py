@@ -107,8 +107,13 @@ class Delivery:
         self._hand_shown: dict[tuple[int, int], int] = {}  # (game, player) -> version
         self._mentioned: dict[int, int] = {}  # game -> the turn mentioned in the group
         self._clocked: dict[int, int] = {}  # game -> version whose clock was started
-        self._results: dict[int, int] = {}  # game -> result message with live buttons
+        # game -> the result message with live buttons (and its round), said to be the last
+        # word: when the game moves on it is edited to the round's record alone.
+        self._results: dict[int, tuple[int, RoundSettled]] = {}
         self._strips: dict[int, list[tuple[int, int]]] = {}  # game -> messages to strip
+        # (chat, message) -> what it shows once stripped, for those that say more than their
+        # buttons do (a result's countdown to the next round)
+        self._finals: dict[tuple[int, int], render.Rendered] = {}
         # (chat, message) -> the digest of what it shows
         self._shown: LRUCache[tuple[int, int], str] = LRUCache(SHOWN_LIMIT)
         self.screens = Screens(
@@ -221,6 +226,7 @@ class Delivery:
 
     def _forget(self, game_id: int, view: View) -> None:
         """The game's view left the cache: its records go too."""
+        self._drop_strips(game_id)
         for store in (
             self._tables,
             self._table_shown,
@@ -228,13 +234,16 @@ class Delivery:
             self._mentioned,
             self._clocked,
             self._results,
-            self._strips,
             self._hand_ids,
         ):
             store.pop(game_id, None)
         for player in view.game.players:
             self._hands.pop((game_id, player), None)
             self._hand_shown.pop((game_id, player), None)
+
+    def _drop_strips(self, game_id: int) -> None:
+        for target in self._strips.pop(game_id, ()):
+            self._finals.pop(target, None)
 
     def views(self) -> dict[int, View]:
         """The newest view of each game delivery keeps (read-only)."""
@@ -388,7 +397,7 @@ class Delivery:
             self._tables.pop(game_id, None)
             self._table_shown.pop(game_id, None)
             self._results.pop(game_id, None)
-            self._strips.pop(game_id, None)
+            self._drop_strips(game_id)
             await self.load(game_id)
             # Nor is its mention (recorded, so read again by load): the new group gets one.
             self._mentioned.pop(game_id, None)
@@ -455,8 +464,9 @@ class Delivery:
         snap = self.screens.snapshot(view)
         seq = int(item.get("seq", 0))
         rendered: render.Rendered | None
-        if item["kind"] == "result":
-            rendered = render.result(snap, RoundSettled.from_dict(item["event"]))
+        settled = RoundSettled.from_dict(item["event"]) if item["kind"] == "result" else None
+        if settled is not None:
+            rendered = render.result(snap, settled)
         elif view.game.round_no == 0:
             rendered = None  # a lobby that never dealt: its own message says it is closed
         else:
@@ -479,13 +489,13 @@ class Delivery:
                 log.error("result refused game=%s: %s", game_id, error)
             else:
                 message_id = sent.message_id
-                if rendered.markup is not None:
+                if rendered.markup is not None and settled is not None:
                     # A result posted before the previous one's round moved on (its table
                     # not shown yet) supersedes it: the older one's buttons go.
                     older = self._results.get(game_id)
-                    if older is not None and older != message_id:
-                        self._strip_later(game_id, view.stored.chat_id, older)
-                    self._results[game_id] = message_id
+                    if older is not None and older[0] != message_id:
+                        self._finish_result(view, older)
+                    self._results[game_id] = (message_id, settled)
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
         async with self.storage.transaction() as tx:
             await tx.set_screen(game_id, posted_seq=seq)
@@ -536,10 +546,21 @@ class Delivery:
         self._book_soon()
         if view.actor is not None:
             self._clock(view)
-        if view.game.phase is not Phase.ROUND_OVER:
+        if view.game.phase is not Phase.ROUND_OVER or view.meta.paused:
+            # The next round began, the game ended, or the table waits below: the result's
+            # buttons and its countdown are no longer true.
             result = self._results.pop(game_id, None)
             if result is not None:
-                self._strip_later(game_id, view.stored.chat_id, result)
+                self._finish_result(view, result)
+
+    def _finish_result(self, view: View, result: tuple[int, RoundSettled]) -> None:
+        """Strip a result of its buttons and of what it said of the next round (one edit,
+        as a strip): what stays is the round's record."""
+        message_id, settled = result
+        chat_id = view.stored.chat_id
+        record = render.result(self.screens.snapshot(view), settled, next_note=False)
+        self._finals[(chat_id, message_id)] = render.Rendered(record.text, None)
+        self._strip_later(view.game_id, chat_id, message_id)
 
     def _book_soon(self) -> None:
         """Write the clocks started and the versions shown a moment from now, all in one
@@ -632,8 +653,21 @@ class Delivery:
         self.lanes.want(chat_id, ("g" if chat_id < 0 else "h", game_id))
 
     async def _strip(self, game_id: int, target: tuple[int, int]) -> None:
-        strips = self._strips.get(game_id, [])
         chat_id, message_id = target
+        final = self._finals.get(target)
+        if final is not None:
+            # Its text changes too (a result's countdown goes): one edit, recorded as shown.
+            await self._edit(chat_id, message_id, final, None)
+            del self._finals[target]
+        else:
+            await self._strip_buttons(chat_id, message_id)
+        strips = self._strips.get(game_id, [])
+        if target in strips:
+            strips.remove(target)
+        if not strips:
+            self._strips.pop(game_id, None)
+
+    async def _strip_buttons(self, chat_id: int, message_id: int) -> None:
         try:
             await self.bot.edit_message_reply_markup(
                 chat_id=chat_id, message_id=message_id, reply_markup=None, **self._send_args()
@@ -642,16 +676,12 @@ class Delivery:
             if classify(error).fate in (Fate.TRANSIENT, Fate.MIGRATED, Fate.CHAT_LOST):
                 raise
             log.info("buttons not removed chat=%s message=%s: %s", chat_id, message_id, error)
-        shown = self._shown.get(target)
+        shown = self._shown.get((chat_id, message_id))
         if shown is not None:
             stripped = shown[:-1] + "-"
             self._remember(chat_id, message_id, stripped)
             async with self.storage.transaction() as tx:
                 await tx.record_shown(chat_id, message_id, stripped)
-        if target in strips:
-            strips.remove(target)
-        if not strips:
-            self._strips.pop(game_id, None)
 
     # ---------------------------------------------------------------- the turn clock
 

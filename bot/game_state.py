@@ -25,7 +25,7 @@ from rules.game import Game
 from rules.table import Phase
 from storage import ChatSettings, GameStatus, StoredGame
 
-NEWS_KEEP = 4  # notable events kept for the table's news line
+NEWS_KEEP = 3  # notable events of the current turn kept for the table's news lines
 # The notable events kept for the table's news line.
 NEWS_KINDS = frozenset(
     cls.kind

@@ -538,13 +538,16 @@ class GameService(ServiceReads, ServiceSettings):
         if meta.outbox:
             posted = (await tx.load_screen(stored.game_id)).posted_seq
             meta.outbox = [item for item in meta.outbox if item.get("seq", 0) > posted]
-        # The table's 📣 lines belong to the round it shows: a settled round's notes end with
-        # its result (which tells them), and what follows (the bank passing, who leaves) is
-        # the news of the next round's table.
+        # The table's news belong to the turn it shows: what the move that began this turn
+        # brought about, and what happened since; a settled round's notes end with its result
+        # (which tells them), and what follows (the bank passing, who leaves) is the news of
+        # the next round's table.
         news = list(meta.news)
         in_lobby = stored.state["engine"]["phase"] == Phase.LOBBY.value
         if in_lobby and game.phase is not Phase.LOBBY:
             news = []  # the lobby's list of players told who sat down
+        if meta.decision and decision_of(game)[0::2] != meta.decision[0::2]:
+            news = []  # another person's turn, or another round: the last turn's are history
         for event in events:
             if event.kind in NEWS_KINDS and not (
                 in_lobby and isinstance(event, events_module.PlayerSeated)

@@ -47,7 +47,14 @@ from bot.render.outcomes import Toast, replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
 from bot.render.settings import settings_menu
-from bot.render.tables import announce, hand_status, table, table_prompt, turn_mention
+from bot.render.tables import (
+    announce,
+    cover_warning,
+    hand_status,
+    table,
+    table_prompt,
+    turn_mention,
+)
 
 __all__ = [
     "JOKER",
@@ -66,6 +73,7 @@ __all__ = [
     "cards_text",
     "chart_caption",
     "chart_title",
+    "cover_warning",
     "end_confirm",
     "end_not_yours",
     "escape_name",

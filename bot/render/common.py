@@ -62,6 +62,8 @@ class Offer:
     act: Act
     label: str
     amount: int | None = None
+    # A stake the bank may not pay in full if it wins (its label carries ⚠, explained beside it).
+    warn: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
             if a > cover:
                 # The bank may not pay this stake in full: the button says so before the tap.
                 label = t("btn-stake_uncovered", lang, label=label)
-            buttons.append(Offer(Act.BET, label, a))
+            buttons.append(Offer(Act.BET, label, a, warn=a > cover))
         rows.extend(_chunks(buttons, 4))
     elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
         row = []

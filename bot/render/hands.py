@@ -23,7 +23,7 @@ from bot.render.common import (
     short_name,
 )
 from bot.render.tables import (
-    cover_note,
+    cover_warning,
     hand_status,
     public_cards,
     round_banker,
@@ -98,10 +98,8 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         if legal.phase is Phase.BANK:
             lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
         elif legal.phase is Phase.STAKE:
-            lines.append(
-                t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum)
-                + cover_note(game, player, legal, lang)
-            )
+            lines.append(t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum))
+            lines.append(cover_warning(s, lang))  # beside the ⚠ buttons of this message
         else:
             lines.append(t("hand-turn_draw", lang))
         timer = time_left(s, lang)
@@ -109,7 +107,7 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
             lines.append(timer)
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
         lines.append(t("hand-waiting_for", lang, name=bold_name(s, legal.actor, lang)))
-    text_ = "\n".join(lines)
+    text_ = "\n".join(line for line in lines if line)
     app = app_rows(s, lang, private=True)
     if not mine:
         return Rendered(text_, inline_markup(app))

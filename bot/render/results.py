@@ -53,7 +53,11 @@ def _payment(stake: int, net: int, outcome: str, lang: str, due: int = 0) -> str
     return t("pay-push", lang)
 
 
-def result(s: Snapshot, settled: RoundSettled) -> Rendered:
+def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Rendered:
+    """The showdown of a round. While it is the last word (the game waits for the next round)
+    it says when that starts and carries its buttons; rendered again once the game has moved
+    on, it is the round's record alone (`bot.delivery` edits it so: no stale countdown).
+    ``next_note=False`` leaves the countdown to a page that shows it ticking (the Mini App)."""
     game, lang = s.game, s.lang
     head = [t("result-header", lang, round=settled.round_no)]
     banker_cards = codes_text(settled.banker_cards) or t("table-no_cards", lang)
@@ -74,17 +78,18 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
             body.append(t("result-out_row", lang, name=bold_name(s, r.player)))
             continue
         banker_net -= r.net
-        marks = []
-        if r.golden:
-            marks.append(t("result-golden", lang))
-        elif r.twenty_one:
-            marks.append(t("result-twenty_one", lang))
-        if r.natural:
-            marks.append(t("result-natural", lang))
-        if r.bust:
-            marks.append(t("result-bust", lang))
-        if r.dark:
-            marks.append(t("result-dark", lang))
+        # One mark a kind, in this order (a golden point is a 21 of its own).
+        marks = [
+            t(key, lang)
+            for key, shown in (
+                ("result-golden", r.golden),
+                ("result-twenty_one", r.twenty_one and not r.golden),
+                ("result-natural", r.natural),
+                ("result-bust", r.bust),
+                ("result-dark", r.dark),
+            )
+            if shown
+        ]
         total = f"<b>{r.total}</b>" + (" " + ", ".join(marks) if marks else "")
         body.append(
             t(
@@ -102,20 +107,20 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
         t("result-bank", lang, bank=settled.bank),
         t("result-balances", lang),
     ]
-    # The banker's chips are his balance and the bank he holds (back to him when it passes).
+    # The banker's chips besides the bank, and the bank (his too, back to him when it passes).
     balances = [
         t(
             "result-balance_row_bank",
             lang,
             name=bold_name(s, p),
-            amount=amount + settled.bank,
+            amount=amount,
             bank=settled.bank,
         )
         if p == settled.banker and settled.bank > 0
         else t("result-balance_row", lang, name=bold_name(s, p), amount=amount)
         for p, amount in settled.balances
     ]
-    note = next_round_note(s, lang) if game.phase is Phase.ROUND_OVER else ""
+    note = next_round_note(s, lang) if next_note else ""
     if note:
         balances = [*balances, "", note]
     deck = _deck_reveal(settled, lang)
@@ -123,8 +128,8 @@ def result(s: Snapshot, settled: RoundSettled) -> Rendered:
     if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
         text_ = fit_text(head, body, [*tail, *deck], lang)
     rows: list[list[InlineKeyboardButton]] = []
-    if game.phase is Phase.ROUND_OVER:
-        rows = action_rows(s, peek=False)
+    if game.phase is Phase.ROUND_OVER and not s.paused:
+        rows = action_rows(s, peek=False)  # a paused table carries them itself
     return Rendered(text_, inline_markup(rows))
 
 

@@ -12,6 +12,7 @@ from bot.render.common import (
     TIMED_PHASES,
     Rendered,
     Snapshot,
+    action_offers,
     action_rows,
     app_rows,
     bold_name,
@@ -43,6 +44,8 @@ from rules.events import (
 from rules.game import Game
 from rules.scoring import hand_value
 from rules.table import Hand, HandStatus, Legal, Phase
+
+NEWS_LINES = 3  # the most lines of news a table shows (a turn rarely has more than one)
 
 
 def turn_mention(user_id: int, raw_name: str, lang: str) -> str:
@@ -109,11 +112,7 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
         if hand.cards:
             details.append(public_cards(s, hand, lang))
         details.append(hand_status(s, hand, lang))
-    if game.is_seated(player):
-        seat = game.seat(player)
-        details.append(t("table-balance", lang, amount=seat.balance))
-        if seat.leaving:
-            details.append(t("status-leaving", lang))
+    details += _chips(s, player, lang)
     return t(
         "table-player_row",
         lang,
@@ -123,7 +122,41 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
     )
 
 
+def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
+    """«💰 N»: the chips a seated player holds besides the bank (the one meaning of 💰 and of
+    «фишки» on every screen), and that they leave after the round."""
+    game = s.game
+    if not game.is_seated(player):
+        return []
+    seat = game.seat(player)
+    chips = [t("table-balance", lang, amount=seat.balance)]
+    if seat.leaving:
+        chips.append(t("status-leaving", lang))
+    return chips
+
+
+def _banker_line(s: Snapshot, banker: int | None, lang: str) -> str:
+    """The banker's one row: the bank, their cards as the others see them, and their chips
+    besides the bank — «🏦 Аня — банк 300 · K♣ · 💰 700»."""
+    game = s.game
+    if banker is None:
+        return t("table-no_banker", lang)
+    details: list[str] = []
+    # Not yet named (a new banker is naming it): the prompt below asks for it.
+    if banker == game.banker and (game.bank or game.phase is not Phase.BANK):
+        details.append(t("table-bank", lang, bank=game.bank))
+    hand = game.hands.get(banker) if game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) else None
+    if hand is not None and hand.cards:
+        details.append(public_cards(s, hand, lang))
+        if game.phase is Phase.BANKER or hand.revealed:
+            details.append(hand_status(s, hand, lang))
+    details += _chips(s, banker, lang)
+    return t("table-banker_row", lang, name=bold_name(s, banker), details=" · ".join(details))
+
+
 def table_prompt(s: Snapshot, legal: Legal, lang: str) -> str:
+    """What the table waits for, in one short line (the time left and the ⚠ note are the
+    table's own: :func:`time_left`, :func:`cover_warning`)."""
     game = s.game
     actor = legal.actor
     if legal.phase is Phase.BANK and actor is not None:
@@ -131,52 +164,55 @@ def table_prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     if s.paused and game.phase is not Phase.ROUND_OVER and actor is not None:
         return t("prompt-paused", lang, name=bold_name(s, actor))
     if legal.phase is Phase.STAKE and actor is not None:
-        prompt = t(
+        return t(
             "prompt-stake",
             lang,
             name=bold_name(s, actor),
             minimum=legal.minimum,
             maximum=legal.maximum,
         )
-        return prompt + cover_note(game, actor, legal, lang)
     if legal.phase is Phase.DRAW and actor is not None:
         return t("prompt-draw", lang, name=bold_name(s, actor))
     if legal.phase is Phase.BANKER and actor is not None:
         return t("prompt-banker", lang, name=bold_name(s, actor))
     if game.phase is Phase.ROUND_OVER:
-        return next_round_note(s, lang) or t("prompt-round_over", lang)
+        # The result below says when the next round starts (and loses that line when it
+        # has): a table edited once at the showdown would keep a countdown that went stale.
+        return t("prompt-paused_between" if s.paused else "prompt-round_over", lang)
     if game.phase is Phase.ENDED:
         # The summary with the final balances is the message below: the table only says so.
         return t("prompt-ended_below" if game.round_no else "prompt-ended", lang)
     return ""
 
 
-def cover_note(game: Game, player: int, legal: Legal, lang: str) -> str:
-    """« · ⚠ the bank is sure to pay up to N» when a stake within the range may be paid only in
-    part (the bank may owe the others first); empty when every allowed stake is covered."""
-    cover = game.stake_cover(player)
-    if cover >= legal.maximum:
+def cover_warning(s: Snapshot, lang: str) -> str:
+    """«⚠ payout guaranteed up to N»: what the ⚠ of a stake button means, said exactly when a
+    button offered now carries it (the bank may owe the others first); empty otherwise."""
+    legal = s.game.legal_actions()
+    offers = [offer for row in action_offers(s, peek=False) for offer in row]
+    if legal.actor is None or not any(offer.warn for offer in offers):
         return ""
-    return " · " + t("prompt-stake_cover", lang, cover=cover)
+    return t("prompt-stake_cover", lang, cover=s.game.stake_cover(legal.actor))
+
+
+def seconds_left(s: Snapshot) -> int:
+    """Whole seconds to the snapshot's deadline (0 once it has passed)."""
+    return 0 if s.deadline is None else max(0, int(s.deadline - s.now + 0.999))
 
 
 def next_round_note(s: Snapshot, lang: str) -> str:
-    """Between rounds: the table waits (paused), or the next round deals itself in N s."""
-    if s.game.phase is not Phase.ROUND_OVER:
+    """Between rounds, while nothing has paused the table: the next round deals itself in
+    N s, or at once. Said only where it is taken back when it stops being true (the result,
+    see `bot.delivery`), never on a table left behind."""
+    if s.game.phase is not Phase.ROUND_OVER or s.paused or s.deadline is None:
         return ""
-    if s.paused:
-        return t("prompt-paused_between", lang)
-    if s.deadline is None:
-        return ""
-    seconds = max(0, int(s.deadline - s.now + 0.999))
-    return t("prompt-next_round_in", lang, seconds=seconds)
+    return t("prompt-next_round_in", lang, seconds=seconds_left(s))
 
 
 def time_left(s: Snapshot, lang: str) -> str:
     if s.deadline is None or s.game.phase not in TIMED_PHASES or s.paused:
         return ""
-    seconds = max(0, int(s.deadline - s.now + 0.999))
-    return t("table-time_left", lang, seconds=seconds)
+    return t("table-time_left", lang, seconds=seconds_left(s))
 
 
 def shown_round(game: Game) -> int:
@@ -185,8 +221,28 @@ def shown_round(game: Game) -> int:
     return game.round_no + 1 if game.phase is Phase.BANK else game.round_no
 
 
+def deck_hash_shown(game: Game) -> bool:
+    """Whether the table shows the deck's hash: when the round is dealt, before anyone's first
+    move (the commitment is public before a card is played), and once it is over (the round's
+    message ends with the hash /verify checks). In between it would only crowd the table."""
+    if not game.shuffles:
+        return False
+    if game.phase is Phase.ROUND_OVER:
+        return True
+    if game.phase not in ROUND_PHASES:
+        return False
+    untouched = (HandStatus.WAITING, HandStatus.OUT)
+    return all(
+        not hand.stake and hand.status in untouched
+        for player, hand in game.hands.items()
+        if player in game.order
+    )
+
+
 def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
-    """The live table message of the group; ``news`` (from :func:`announce`) goes at the end."""
+    """The live table message of the group: the round, the banker's row, a row per player,
+    the news of the turn (``news``, from :func:`announce`), then what the table waits for.
+    Every line but the players' rows fits a phone's message bubble (tests/bot/test_glance.py)."""
     game, lang = s.game, s.lang
     preset = preset_label(game.variant.name, lang)
     round_no = shown_round(game)
@@ -195,38 +251,16 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     else:
         header = t("table-header_first", lang, preset=preset)
     head = [header]
-    if game.banker is not None:
-        # Both what is in the bank and what the banker keeps besides: his chips are the two.
-        own = game.seat(game.banker).balance if game.is_seated(game.banker) else 0
-        head.append(
-            t(
-                "table-banker_own",
-                lang,
-                name=bold_name(s, game.banker),
-                bank=game.bank,
-                own=own,
-                total=own + game.bank,
-            )
-        )
-    else:
-        head.append(t("table-no_banker", lang))
     if game.bottom is not None and game.phase in ROUND_PHASES:
         head.append(t("table-bottom", lang, card=card(game.bottom)))
-    if game.shuffles and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+    if deck_hash_shown(game):
         # Only the commitment: the salt and the order stay secret until the showdown.
         prefix = game.shuffles[-1]["commitment"][:16]
         head.append(t("table-commitment", lang, prefix=prefix))
-    body: list[str] = []
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
-    listed: set[int] = set()
-    banker_now = round_banker(game) if in_round else None
-    if banker_now is not None and banker_now in game.hands:
-        banker_hand = game.hands[banker_now]
-        cards = public_cards(s, banker_hand, lang)
-        if game.phase is Phase.BANKER or banker_hand.revealed:
-            cards += " · " + hand_status(s, banker_hand, lang)
-        body.append(t("table-banker_row", lang, name=bold_name(s, banker_now), cards=cards))
-        listed.add(banker_now)
+    banker = round_banker(game) if in_round else game.banker
+    body = [_banker_line(s, banker, lang)]
+    listed = {banker}
     if in_round:
         for place, player in enumerate(game.order, 1):
             body.append(_player_line(s, place, player, lang))
@@ -237,18 +271,16 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
             names = ", ".join(bold_name(s, p) for p in others)
             body.append(t("table-waiting_next", lang, names=names))
         else:
-            start = len(listed) + 1
+            start = len(listed)
             body.extend(_player_line(s, start + i, p, lang) for i, p in enumerate(others))
-    legal = game.legal_actions()
-    tail: list[str] = [""]
-    prompt = table_prompt(s, legal, lang)
+    tail = [*news[-NEWS_LINES:], ""]
+    prompt = table_prompt(s, game.legal_actions(), lang)
     timer = time_left(s, lang)
-    if prompt and timer:
-        tail.append(f"{prompt} · {timer}")
-    elif prompt or timer:
-        tail.append(prompt or timer)
-    for line in news[-5:]:
-        tail.append(t("table-news", lang, text=line))
+    if prompt or timer:
+        tail.append(f"{prompt} {timer}".strip())
+    warning = cover_warning(s, lang)
+    if warning:
+        tail.append(warning)
     text_ = fit_text(head, body, tail, lang)
     if game.phase is Phase.ENDED:
         return Rendered(text_, None)

@@ -211,7 +211,18 @@ def _turn(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
 
 
 def _prompt(s: render.Snapshot, lang: str) -> str:
+    """The table's prompt; between rounds, that the next one starts by itself, with the
+    page's own countdown (``next_round_at``) instead of a number that would go stale."""
+    if _next_round_at(s) is not None:
+        return plain(t("prompt-next_round", lang))
     return plain(render.table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
+
+
+def _next_round_at(s: render.Snapshot) -> float | None:
+    """When the next round deals itself (None: not between rounds, or the table is paused)."""
+    if s.game.phase is not Phase.ROUND_OVER or s.paused:
+        return None
+    return s.deadline
 
 
 def table_state(
@@ -263,7 +274,8 @@ def table_state(
         heading = plain(t("table-header_first", lang, preset=preset))
     result = None
     if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
-        lines = [plain(line) for line in render.result(local, settled).text.split("\n")]
+        shown = render.result(local, settled, next_note=False).text
+        lines = [plain(line) for line in shown.split("\n")]
         lines = [line for line in lines if line.strip()]
         if lines:
             result = {"title": lines[0], "lines": lines[1:]}
@@ -282,6 +294,7 @@ def table_state(
         "seats": seats,
         "waiting": [s.names.get(p, str(p)) for p in waiting],
         "prompt": _prompt(s, lang),
+        "next_round_at": _next_round_at(s),
         "news": notes,
         "result": result,
         "ended": game.phase is Phase.ENDED,
@@ -296,11 +309,18 @@ def game_state(
     concerns them, and the buttons they may press."""
     shared = table if table is not None else table_state(s, lang)
     seats = [seat | {"me": True} if seat["id"] == viewer else seat for seat in shared["seats"]]
+    actions = _actions(s, viewer, lang)
+    prompt = shared["prompt"]
+    if any(action["act"] == Act.BET.value for action in actions):
+        # The ⚠ of a stake button is explained beside it, to whoever is offered it.
+        warning = plain(render.cover_warning(replace(s, lang=lang), lang))
+        prompt = f"{prompt} · {warning}" if warning else prompt
     return shared | {
         "seats": seats,
+        "prompt": prompt,
         "me": _me(replace(s, lang=lang), viewer, lang),
         "turn": _turn(s, viewer),
-        "actions": _actions(s, viewer, lang),
+        "actions": actions,
     }
 
 

@@ -253,7 +253,15 @@ def test_the_points_found() -> None:
     assert i18n.t("refusal-cannot_cover_stake", "en", minimum=1, balance=0) == (
         "A seat needs at least 1 chip; you have 0."
     )
-    assert "свои" not in ru["table-banker_own"] and "вне банка" in ru["table-banker_own"]
+    # One word, one meaning: «банк» is what the banker put up, «фишки» (💰) what a player holds
+    # besides it — on the table, the private hand and the result alike; «баланс» named both.
+    assert "банк 5" in ru["table-bank"] and "свои" not in ru["table-banker_row"]
+    for lang, entries, chips in (("ru", ru, "фишки"), ("en", en, "chips")):
+        shown = [k for k in entries if k.split("-")[0] in ("table", "hand", "result", "end")]
+        assert not [k for k in shown if re.search("баланс|balance", entries[k], re.I)], lang
+        for key in ("hand-stake", "hand-balance", "hand-banker_self", "result-balances"):
+            assert chips in entries[key].lower(), (lang, key)
+    assert en["result-twenty_one"] == "✅"  # after the total: not «21 21 ✅»
     assert ru["end-header_by"] == "🏁 5 завершает игру"
     assert "5 раз при своих" in ru["stats-rounds"]
     assert en["btn-resume"] == "▶ Resume" and en["end-dealt"].startswith("Banked already")

@@ -221,11 +221,14 @@ def check_result(text: str, settled: RoundSettled, lang: str = "ru") -> None:
         for code in r.cards:
             assert render.card(__import__("rules.cards").cards.Card.parse(code)) in text
     for player, amount in settled.balances:
-        # The banker's chips are his balance and the bank he holds at the showdown.
+        # Each player's chips are what they hold besides the bank (one meaning of «фишки»,
+        # as on the table); the banker's bank is named beside his.
         held = settled.bank if player == settled.banker else 0
-        assert f"— {i18n.number(amount + held, lang)}" in text
+        chips = f"— {i18n.number(amount, lang)}"
+        assert chips in text
         if held:
-            assert i18n.number(held, lang) in text.split(f"— {i18n.number(amount + held, lang)}")[1]
+            bank = "банк" if lang == "ru" else "bank"
+            assert f"{chips} · {bank} {i18n.number(held, lang)}" in text
     assert i18n.number(settled.bank, lang) in text
 
 
@@ -287,8 +290,7 @@ def test_classic_bank_stake_and_draw_buttons() -> None:
         (Act.BANK, 1000),
         (Act.PASS, None),
     ]
-    assert "назначьте банк от 1 до 1\u00a0000" in out.text
-    assert "⏱ осталось 42 с" in out.text
+    assert "банк от 1 до 1\u00a0000 ⏱ 42 с" in out.text
     game.set_bank(1, 200)
     out = render.table(snap(game))
     assert buttons(out.markup) == [

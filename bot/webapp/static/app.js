@@ -309,7 +309,9 @@
     setText($("prompt"), text);
     const mine = !!(g.turn && g.turn.mine);
     $("prompt-bar").classList.toggle("mine", mine);
-    deadline = g.turn && typeof g.turn.deadline === "number" ? g.turn.deadline : null;
+    // A turn's clock, or between rounds when the next one deals itself.
+    deadline = g.turn && typeof g.turn.deadline === "number" ? g.turn.deadline
+      : typeof g.next_round_at === "number" ? g.next_round_at : null;
     show($("prompt-bar"), !!text || deadline != null);
     renderCountdown();
   };
