@@ -148,7 +148,7 @@ def _banker_line(s: Snapshot, banker: int | None, lang: str) -> str:
     hand = game.hands.get(banker) if game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) else None
     if hand is not None and hand.cards:
         details.append(public_cards(s, hand, lang))
-        if game.phase is Phase.BANKER or hand.revealed:
+        if hand.revealed:  # on his turn the prompt below says he draws
             details.append(hand_status(s, hand, lang))
     details += _chips(s, banker, lang)
     return t("table-banker_row", lang, name=bold_name(s, banker), details=" · ".join(details))
@@ -164,13 +164,8 @@ def table_prompt(s: Snapshot, legal: Legal, lang: str) -> str:
     if s.paused and game.phase is not Phase.ROUND_OVER and actor is not None:
         return t("prompt-paused", lang, name=bold_name(s, actor))
     if legal.phase is Phase.STAKE and actor is not None:
-        return t(
-            "prompt-stake",
-            lang,
-            name=bold_name(s, actor),
-            minimum=legal.minimum,
-            maximum=legal.maximum,
-        )
+        # «up to N»: a stake is never below 1 (rules.state.stake_range), and the line is short.
+        return t("prompt-stake", lang, name=bold_name(s, actor), maximum=legal.maximum)
     if legal.phase is Phase.DRAW and actor is not None:
         return t("prompt-draw", lang, name=bold_name(s, actor))
     if legal.phase is Phase.BANKER and actor is not None:

@@ -306,7 +306,7 @@ def test_classic_bank_stake_and_draw_buttons() -> None:
         for row in out.markup.inline_keyboard
         for b in row  # type: ignore[union-attr]
     )
-    assert "ставка от 1 до 200" in out.text
+    assert "ставка до 200" in out.text
     assert "🔻 Нижняя карта" in out.text
     assert "K♦" in out.text  # the banker's face-up card
     assert "10♥" not in out.text and "9♠" not in out.text
