@@ -68,7 +68,10 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     elif game.phase in ROUND_PHASES:
         lines.append(t("hand-no_cards", lang))
     if player == game.banker:
-        lines.append(t("hand-banker_self", lang, bank=game.bank, balance=seat.balance))
+        # All his chips, the bank among them, as /balance and the result say them.
+        mine_all = t("hand-banker_self", lang, balance=seat.balance + game.bank)
+        held = " " + t("held-bank_note", lang, bank=game.bank) if game.bank else ""
+        lines.append(mine_all + held)
     elif own is not None and own.stake:
         lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
     else:

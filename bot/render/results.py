@@ -107,18 +107,13 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
         t("result-bank", lang, bank=settled.bank),
         t("result-balances", lang),
     ]
-    # The banker's chips besides the bank, and the bank (his too, back to him when it passes).
+    # The banker's chips are his balance and the bank he holds (back to him when it passes),
+    # said as /balance says them: «1 020 (из них в банке 220)».
     balances = [
-        t(
-            "result-balance_row_bank",
-            lang,
-            name=bold_name(s, p),
-            amount=amount,
-            bank=settled.bank,
-        )
-        if p == settled.banker and settled.bank > 0
-        else t("result-balance_row", lang, name=bold_name(s, p), amount=amount)
+        t("result-balance_row", lang, name=bold_name(s, p), amount=amount + held)
+        + (" " + t("held-bank_note", lang, bank=held) if held else "")
         for p, amount in settled.balances
+        for held in [settled.bank if p == settled.banker else 0]
     ]
     note = next_round_note(s, lang) if next_note else ""
     if note:

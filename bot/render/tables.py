@@ -123,8 +123,8 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
 
 
 def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
-    """«💰 N»: the chips a seated player holds besides the bank (the one meaning of 💰 and of
-    «фишки» on every screen), and that they leave after the round."""
+    """«💰 N»: the chips a seated player holds (the one meaning of 💰 and of «фишки» on every
+    screen: a banker's bank is his too), and that they leave after the round."""
     game = s.game
     if not game.is_seated(player):
         return []
@@ -136,21 +136,25 @@ def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
 
 
 def _banker_line(s: Snapshot, banker: int | None, lang: str) -> str:
-    """The banker's one row: the bank, their cards as the others see them, and their chips
-    besides the bank — «🏦 Аня — банк 300 · K♣ · 💰 700»."""
+    """The banker's one row: the bank and their cards as the others see them — «🏦 Аня — банк
+    300 · K♣». Their 💰 only while no bank is named: 💰 is all a person's chips, and beside a
+    bank it would read as chips besides it (the result and /balance say «из них в банке»)."""
     game = s.game
     if banker is None:
         return t("table-no_banker", lang)
     details: list[str] = []
-    # Not yet named (a new banker is naming it): the prompt below asks for it.
-    if banker == game.banker and (game.bank or game.phase is not Phase.BANK):
+    bank = banker == game.banker and (
+        game.bank > 0 or game.phase in (*ROUND_PHASES, Phase.ROUND_OVER)
+    )
+    if bank:
         details.append(t("table-bank", lang, bank=game.bank))
     hand = game.hands.get(banker) if game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) else None
     if hand is not None and hand.cards:
         details.append(public_cards(s, hand, lang))
         if hand.revealed:  # on his turn the prompt below says he draws
             details.append(hand_status(s, hand, lang))
-    details += _chips(s, banker, lang)
+    chips = _chips(s, banker, lang)
+    details += chips[1:] if bank else chips
     return t("table-banker_row", lang, name=bold_name(s, banker), details=" · ".join(details))
 
 

@@ -327,7 +327,7 @@ async def test_endgame_asks_its_asker_and_ends_with_one_summary(harness: Harness
     summary = posted[0]
     assert summary.startswith("🏁 Аня завершает игру\n"), summary
     assert summary.count("заверш") == 1 and "окончен" not in summary and "завершил" not in summary
-    assert "Итоговые балансы" in summary
+    assert "Фишки по итогам игры" in summary
     table = harness.group.message((await harness.screen(game)).table_message_id or 0)
     assert table is not None and i18n.t("prompt-ended_below", "ru") in table.content
     assert harness.group.last_with_buttons() is None  # no live button anywhere in the group

@@ -1,6 +1,6 @@
 """A table that explains itself: a partial payout says why, a stake the bank may not cover is
-marked before it is made, the banker's chips include his bank, the round number and the 📣
-lines belong to their round, an idle table pauses, and refusals say what is wrong."""
+marked before it is made, the banker's chips include his bank, the round number and the news
+lines belong to their round (and turn), an idle table pauses, and refusals say what is wrong."""
 
 from __future__ import annotations
 
@@ -70,15 +70,17 @@ async def test_a_partial_payout_says_why_and_the_next_round_is_announced(
     assert plain(_payment(60, 40, "win", "ru", 60)) in result
     assert "банк кончился" in result
     # The round will go on by itself: the result says when, and how to go on at once.
-    assert "Следующий раунд начнётся сам через" in result
+    assert "Следующий раунд — сам через" in result and "/next" in result
 
 
 async def test_the_bankers_balance_includes_his_bank(harness: Harness) -> None:
     a, b, c = harness.users[:3]
     await dealt(harness, bank=200)
     text = plain(harness.table().text or "")
-    # Аня keeps 800 and has 200 in the bank: both shown, and the sum.
-    assert "в банке 200 · вне банка 800 · всего 1\xa0000" in text
+    # The table names the bank on the banker's row; her chips, the bank among them, are in
+    # her hand as /balance says them (one number, one meaning: «из них в банке»).
+    assert "🏦 Аня — банк 200 · 6♦" in text.split("\n")
+    assert "фишки: 1\xa0000 (из них в банке 200)" in plain(harness.private_texts(a)[-1])
     await harness.say(b, "/bet 10")
     await harness.say(b, "/stand")  # 10 against the banker's 6 + 7
     await harness.say(c, "/bet 10")
@@ -111,9 +113,9 @@ async def test_the_bank_naming_table_is_the_next_rounds(harness: Harness) -> Non
     stored = await harness.stored()
     assert stored.state["engine"]["phase"] == "bank"
     tables = [plain(t) for t in harness.bot_texts_since(count)]
-    assert tables and all("раунд 2" in t for t in tables)
+    assert tables and all("Раунд 2" in t for t in tables)
     assert not any(dark in t for t in tables)  # round 1's news stays with round 1
-    assert not any("раунд 1" in t for t in tables)
+    assert not any("Раунд 1" in t for t in tables)
 
 
 async def test_the_banker_leaving_before_the_first_round_hands_the_naming_on(
@@ -131,7 +133,7 @@ async def test_the_banker_leaving_before_the_first_round_hands_the_naming_on(
     assert (engine["phase"], engine["turn"], engine["round_no"]) == ("bank", b.id, 0)
     text = plain(harness.table().text or "")
     assert "Раунд окончен" not in text
-    assert "Борис: назначьте банк" in text
+    assert "Борис: банк от 1 до" in text
 
 
 async def test_an_idle_table_pauses_and_any_move_goes_on(harness: Harness) -> None:
@@ -214,9 +216,10 @@ async def test_a_bank_of_nothing_is_a_bank_refusal(harness: Harness) -> None:
 
 
 async def test_the_first_rounds_table_does_not_repeat_who_sat_down(harness: Harness) -> None:
-    """The lobby's list of players told who sat down; the first round's 📣 lines do not."""
+    """The lobby's list of players told who sat down; the first round's news lines do not."""
     b = harness.users[1]
     await dealt(harness)
     text = plain(harness.table().text or "")
     assert ru("news-joined", name=b.first_name) not in text, text
-    assert "📣" not in text or "🎲" in text, text  # what is left is the round's own (the lot)
+    # Nor does the lot once Борис is on turn: the table's news are the current turn's.
+    assert ru("news-banker_lot", name=harness.users[0].first_name) not in text, text

@@ -221,14 +221,11 @@ def check_result(text: str, settled: RoundSettled, lang: str = "ru") -> None:
         for code in r.cards:
             assert render.card(__import__("rules.cards").cards.Card.parse(code)) in text
     for player, amount in settled.balances:
-        # Each player's chips are what they hold besides the bank (one meaning of «фишки»,
-        # as on the table); the banker's bank is named beside his.
+        # The banker's chips are his balance and the bank he holds at the showdown.
         held = settled.bank if player == settled.banker else 0
-        chips = f"— {i18n.number(amount, lang)}"
-        assert chips in text
+        assert f"— {i18n.number(amount + held, lang)}" in text
         if held:
-            bank = "банк" if lang == "ru" else "bank"
-            assert f"{chips} · {bank} {i18n.number(held, lang)}" in text
+            assert i18n.number(held, lang) in text.split(f"— {i18n.number(amount + held, lang)}")[1]
     assert i18n.number(settled.bank, lang) in text
 
 

@@ -135,7 +135,7 @@ async def test_a_game_mid_round_plays_on_after_the_upgrade(tmp_path: Path) -> No
         ended = await second.rt.storage.load_game(stored.game_id)
         assert ended is not None and ended.status == "finished"
         texts = second.bot_texts_since(count)
-        assert sum("Итоговые балансы" in t for t in texts) == 1, texts
+        assert sum("Фишки по итогам игры" in t for t in texts) == 1, texts
         assert (await second.rt.storage.check_ledger(second.group.id)).ok
     finally:
         await stop_harness(second)
