@@ -16,9 +16,15 @@ import unicodedata
 
 import pytest
 
-from bot import i18n
+from bot import i18n, render
 from bot.callbacks import Act, parse_game
+from bot.webapp import view
 from localbotapi.models import Message
+from rules.events import RoundSettled
+from rules.game import Game, new_game
+from rules.randomness import ScriptedSource
+from rules.table import Phase
+from rules.variants import PRESETS
 from tests.bot.conftest import Harness, plain
 
 PHONE_WIDTH = 34  # characters a line in the message bubble of a 360 px wide phone
@@ -176,3 +182,70 @@ async def test_no_countdown_outlives_its_round(harness: Harness) -> None:
     assert countdown not in last.content and not last.buttons, last.content
     current = [m.content for m in harness.group.messages if m.from_bot]
     assert not [text for text in current if countdown in text], current
+
+
+# ------------------------------------------------------------------ the Mini App, the same way
+
+NOW = 1_000_000.0
+
+
+def _snap(game: Game, lang: str = "ru") -> render.Snapshot:
+    return render.Snapshot(
+        game_id=1,
+        version=7,
+        game=game,
+        names={1: "Аня", 2: "Борис", 3: "Вика", 4: "Гоша"},
+        creator_id=1,
+        lang=lang,
+        deadline=NOW + 42,
+        private_ok=frozenset({1, 2, 3, 4}),
+        bot_username="ochko_bot",
+        now=NOW,
+    )
+
+
+def _to_goshas_stake() -> Game:
+    """The table of the test above, on the engine alone: Гоша to stake, ⚠ above 250."""
+    players = [(p, 1000) for p in (1, 2, 3, 4)]
+    game = new_game(PRESETS["classic36"], players, source=ScriptedSource(decks=[DECK], lots=[0]))
+    game.start(1)
+    game.set_bank(1, 250)
+    game.stake(2, 100)
+    game.hit(2)
+    game.stand(2)
+    game.stake(3, 100)
+    game.hit(3)
+    game.hit(3)  # 27: bust
+    return game
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_page_explains_the_warning_to_whoever_is_offered_it(lang: str) -> None:
+    s = _snap(_to_goshas_stake())
+    note = plain(i18n.t("prompt-stake_cover", lang, cover=250))
+    actor = view.game_state(s, 4, lang)
+    assert any(a["label"].startswith("⚠") for a in actor["actions"])
+    assert actor["prompt"].endswith(note), actor["prompt"]
+    for other in (1, 2, 3):
+        seen = view.game_state(s, other, lang)
+        assert not any("⚠" in a["label"] for a in seen["actions"])
+        assert note not in seen["prompt"], seen["prompt"]
+
+
+def test_between_rounds_the_page_counts_down_itself() -> None:
+    game = _to_goshas_stake()
+    game.stake(4, 30)
+    events = game.stand(4)
+    while game.legal_actions().phase is Phase.BANKER:
+        events += game.stand(1)
+    settled = next(e for e in events if isinstance(e, RoundSettled))
+    s = _snap(game)
+    state = view.game_state(s, 2, "ru")
+    table = view.table_state(s, "ru", settled=settled)
+    assert table["next_round_at"] == NOW + 42
+    assert table["prompt"] == plain(i18n.t("prompt-next_round", "ru"))
+    assert not re.search(r"\d", table["prompt"])  # the page's countdown gives the seconds
+    countdown = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
+    assert table["result"] and not any(countdown in line for line in table["result"]["lines"])
+    assert countdown in plain(render.result(s, settled).text)  # the chat's result says it
+    assert state["next_round_at"] == NOW + 42
