@@ -75,6 +75,14 @@ def card_json(c: Card | None) -> dict[str, Any] | None:
     return {"code": c.code, "text": render.card(c), "red": c.suit in ("H", "D")}
 
 
+def _chips(s: render.Snapshot, player: int) -> int:
+    """A seated person's chips as the chat says them («фишки», 💰): the banker's bank is his
+    too (the chat adds «из них в банке N»; the page shows the bank beside the banker)."""
+    game = s.game
+    held = game.bank if player == game.banker else 0
+    return game.seat(player).balance + held
+
+
 def _round_banker(s: render.Snapshot) -> int | None:
     game = s.game
     for player in game.hands:
@@ -105,7 +113,7 @@ def _seat(
         "total": None,
         "net": None,
         "status": "",
-        "balance": seat.balance if seat is not None else None,
+        "balance": _chips(s, player) if seat is not None else None,
         "leaving": bool(seat is not None and seat.leaving),
     }
     if hand is not None:
@@ -125,7 +133,6 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
     game = s.game
     if not game.is_seated(viewer):
         return None
-    seat = game.seat(viewer)
     own = game.hands.get(viewer) if game.phase is not Phase.LOBBY else None
     cards: list[dict[str, Any] | None] = []
     total_text = ""
@@ -144,7 +151,7 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
         "seated": True,
         "banker": viewer == game.banker,
         "stake": own.stake if own is not None and own.stake else None,
-        "balance": seat.balance,
+        "balance": _chips(s, viewer),
         "cards": cards,
         "total_text": total_text,
         "status": status,

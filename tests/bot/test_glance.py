@@ -226,6 +226,9 @@ def test_the_page_explains_the_warning_to_whoever_is_offered_it(lang: str) -> No
     actor = view.game_state(s, 4, lang)
     assert any(a["label"].startswith("⚠") for a in actor["actions"])
     assert actor["prompt"].endswith(note), actor["prompt"]
+    # «фишки» on the page as in the chat: the banker's 750 and the bank of 350 are his 1 100.
+    assert {seat["id"]: seat["balance"] for seat in actor["seats"]}[1] == 1100
+    assert view.game_state(s, 1, lang)["me"]["balance"] == 1100
     for other in (1, 2, 3):
         seen = view.game_state(s, other, lang)
         assert not any("⚠" in a["label"] for a in seen["actions"])
