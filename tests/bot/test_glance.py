@@ -22,10 +22,10 @@ from bot.webapp import view
 from localbotapi.models import Message
 from rules.events import RoundSettled
 from rules.game import Game, new_game
-from rules.randomness import ScriptedSource
 from rules.table import Phase
 from rules.variants import PRESETS
 from tests.bot.conftest import Harness, plain
+from tests.rules.helpers import ScriptedSource
 
 PHONE_WIDTH = 34  # characters a line in the message bubble of a 360 px wide phone
 TABLE_LINES = 10
