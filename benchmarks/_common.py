@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import aiosqlite
 
 from bot.callbacks import Act, parse_game
-from bot.service import Actor, Command, GameService
+from bot.service import Actor, Command, GameService, Request
 from rules.game import Game
 from rules.table import Phase
 from storage import Storage, open_storage
@@ -362,8 +362,8 @@ async def create_game(
     outcome = await service.open_lobby(chat_id, 0, actors[0], PRESET)
     game_id = outcome.stored.game_id
     for actor in actors[1:]:
-        await service.act(game_id, actor, Command("join"))
-    outcome = await service.act(game_id, actors[0], Command("start"))
+        await service.act(Request(game_id, actor, Command("join")))
+    outcome = await service.act(Request(game_id, actors[0], Command("start")))
     by_id = {a.user_id: a for a in actors}
     for _ in range(2 * len(actors)):
         game = outcome.game
@@ -376,9 +376,9 @@ async def create_game(
             command = Command("bank", min(100, legal.maximum))
         else:
             command = Command("bet", min(10, legal.maximum))
-        outcome = await service.act(game_id, by_id[mover], command)
+        outcome = await service.act(Request(game_id, by_id[mover], command))
     if finish:
-        await service.act(game_id, actors[0], Command("end"))
+        await service.act(Request(game_id, actors[0], Command("end")))
     # A running bot's delivery would have shown this state: record it, so that start-up does
     # not take these games for views left behind by a crash.
     stored = await service.storage.load_game(game_id)

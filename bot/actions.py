@@ -29,7 +29,7 @@ from bot.outcomes import (
     joined_mid_round,
     refill_of,
 )
-from bot.service import Actor, Command, GameService
+from bot.service import GameService, Request
 
 log = logging.getLogger(__name__)
 # An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
@@ -79,51 +79,28 @@ class Actions:
         # version must not re-arm the timer over a newer one's deadline.
         self._published: LRUCache[int, int] = LRUCache(PUBLISHED_KEEP)
 
-    async def commit(
-        self,
-        game_id: int,
-        actor: Actor | None,
-        command: Command,
-        *,
-        update_id: int | None = None,
-        button_version: int | None = None,
-        origin: int | None = None,
-    ) -> Outcome:
+    async def commit(self, request: Request) -> Outcome:
         """Run one command under the game's lock and commit it; raises the service's refusals
         (:class:`~bot.errors.Refused`, :class:`~bot.errors.Duplicate`,
         :class:`~bot.errors.AlreadyDone`). Nothing is shown yet: see :meth:`publish`."""
-        async with self.locks.hold(game_id):
-            return await self.service.act(
-                game_id,
-                actor,
-                command,
-                update_id=update_id,
-                button_version=button_version,
-                origin=origin,
-            )
+        async with self.locks.hold(request.game_id):
+            return await self.service.act(request)
 
-    async def act(
-        self,
-        game_id: int,
-        actor: Actor,
-        command: Command,
-        *,
-        update_id: int | None = None,
-        button_version: int | None = None,
-        origin: int | None = None,
-    ) -> Result:
+    async def perform(self, request: Request) -> Outcome:
+        """Commit and hand on at once — for the bot's own actions and those answered only
+        after they are shown; a person's press answers first (:meth:`act`)."""
+        outcome = await self.commit(request)
+        await self.publish(outcome)
+        return outcome
+
+    async def act(self, request: Request) -> Result:
         """A person's command, committed or refused, as a typed result. A committed one
         (:class:`~bot.outcomes.Done`, :class:`~bot.outcomes.Joined`) still has to be handed
         to :meth:`publish` once it is answered."""
+        actor = request.actor
+        assert actor is not None
         try:
-            outcome = await self.commit(
-                game_id,
-                actor,
-                command,
-                update_id=update_id,
-                button_version=button_version,
-                origin=origin,
-            )
+            outcome = await self.commit(request)
         except Refused as refused:
             return Refusal(refused.code, refused.params)
         except Duplicate:
@@ -132,7 +109,7 @@ class Actions:
             chat = await self.service.chat(done.stored.chat_id)
             view = View(done.stored, done.game, meta_of(done.stored), chat)
             return Repeated(view, actor.user_id)
-        return await self.result_of(outcome, command.kind, actor.user_id)
+        return await self.result_of(outcome, request.command.kind, actor.user_id)
 
     async def result_of(self, outcome: Outcome, kind: str, user: int) -> Done | Joined:
         """What a committed command of ``user`` came to."""

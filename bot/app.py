@@ -24,13 +24,13 @@ from telegram.request import BaseRequest
 
 from bot import commands, event_loop, heap, logs
 from bot.dispatch import register
-from bot.handlers import Runtime, endgame, perform
+from bot.handlers import Runtime, endgame
 from bot.health import beat
 from bot.i18n import LANGUAGES
 from bot.ratelimit import PacedRateLimiter
 from bot.replicas import ORPHAN_SECONDS
 from bot.scheduler import Clock, Scheduler
-from bot.service import Command, GameService, Refused
+from bot.service import Command, GameService, Refused, Request
 from bot.settings import Settings, describe_error
 from bot.startup import (
     StartupError,
@@ -234,7 +234,7 @@ async def sweep_stale(rt: Runtime) -> None:
     idle_before = rt.scheduler.clock() - rt.settings.lobby_timeout
     for game_id in await rt.storage.stale_games(idle_before):
         try:
-            await perform(rt, game_id, None, Command("expire"))
+            await rt.actions.perform(Request(game_id, None, Command("expire")))
             log.info("game=%s event=expired", game_id)
         except Refused:
             continue

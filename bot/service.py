@@ -72,6 +72,7 @@ __all__ = [
     "Outcome",
     "Refilled",
     "Refused",
+    "Request",
 ]
 
 
@@ -90,6 +91,22 @@ class Command:
 
     kind: str  # join leave start cancel bank pass bet hit stand dark next end timeout
     amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One command on one game and where it came from, as both front ends send it.
+
+    ``update_id`` drops an update seen already; ``button_version`` refuses presses drawn for
+    an earlier decision; ``origin`` (the chat a button was pressed in) refuses buttons of
+    another chat's game. ``actor`` is None for the bot's own actions (timeouts, ends)."""
+
+    game_id: int
+    actor: Actor | None
+    command: Command
+    update_id: int | None = None
+    button_version: int | None = None
+    origin: int | None = None
 
 
 class GameService(ServiceReads, ServiceSettings):
@@ -205,34 +222,21 @@ class GameService(ServiceReads, ServiceSettings):
         self._keep(stored, game)
         return Outcome(stored, game, meta, events, chat)
 
-    async def act(
-        self,
-        game_id: int,
-        actor: Actor | None,
-        command: Command,
-        *,
-        update_id: int | None = None,
-        button_version: int | None = None,
-        origin: int | None = None,
-    ) -> Outcome:
+    async def act(self, request: Request) -> Outcome:
         """Apply one command and commit it with its chips, statistics and update id.
 
-        ``button_version`` refuses presses drawn for an earlier decision; ``origin`` (the chat a
-        button was pressed in) refuses buttons of another chat's game; a timeout is refused
-        unless the stored deadline has passed (someone may have acted since the timer was set).
-        What only some may do (end a game, close another's lobby) asks ``actor.admin`` when the
-        rule needs it (`bot.permissions`).
+        A timeout is refused unless the stored deadline has passed (someone may have acted
+        since the timer was set). What only some may do (end a game, close another's lobby)
+        asks ``actor.admin`` when the rule needs it (`bot.permissions`).
         """
         admin: bool | None = None  # asked of the front end once a rule needs it
         conflicts = 0
         while True:
             try:
-                outcome = await self._act_once(
-                    game_id, actor, command, update_id, button_version, origin, admin
-                )
+                outcome = await self._act_once(request, admin)
             except AdminNeeded:
                 # Asked outside the transaction, and once: from then on the answer is known.
-                admin = await ask(actor.admin if actor is not None else None)
+                admin = await ask(request.actor.admin if request.actor is not None else None)
                 continue
             except ConcurrencyConflict:
                 # Another process saved first (or PostgreSQL broke a deadlock between two); the
@@ -246,18 +250,11 @@ class GameService(ServiceReads, ServiceSettings):
             self._keep(outcome.stored, outcome.game)
             return outcome
 
-    async def _act_once(
-        self,
-        game_id: int,
-        actor: Actor | None,
-        command: Command,
-        update_id: int | None,
-        button_version: int | None,
-        origin: int | None,
-        admin: bool | None,
-    ) -> Outcome:
+    async def _act_once(self, request: Request, admin: bool | None) -> Outcome:
+        game_id, actor, command = request.game_id, request.actor, request.command
+        origin, button_version = request.origin, request.button_version
         async with self.storage.transaction() as tx:
-            await self._claim(tx, update_id)
+            await self._claim(tx, request.update_id)
             stored = await tx.load_game(game_id, known=self._known(game_id))
             if stored is None or stored.status == "finished":
                 raise Refused("game_over")

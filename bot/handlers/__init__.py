@@ -13,7 +13,7 @@ service (`bot.service`), never the storage, and ask it who may do what (`bot.per
 
 from __future__ import annotations
 
-from bot.handlers.common import Handler, Runtime, on_timer, perform
+from bot.handlers.common import Handler, Runtime, on_timer
 from bot.handlers.info import month_start
 
-__all__ = ["Handler", "Runtime", "month_start", "on_timer", "perform"]
+__all__ = ["Handler", "Runtime", "month_start", "on_timer"]

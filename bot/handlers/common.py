@@ -1,7 +1,6 @@
 """What every handler shares: the :class:`Runtime`, the opening of a typed command
-(:func:`command`, :func:`group_command`), answers (`say`, toasts and alerts), languages, admin
-rights, and acting on a game and showing it at once (:func:`perform`, for the bot's own
-actions; `bot.actions` is the way in for both front ends)."""
+(:func:`command`, :func:`group_command`), answers (`say`, toasts and alerts), languages and
+admin rights. Acting on a game is `bot.actions`, the way in for both front ends."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ from bot.permissions import AdminCheck
 from bot.replicas import Replica
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.scheduler import Deadlines, Scheduler, StoredDeadlines
-from bot.service import Actor, Command, GameService, Outcome, Refused
+from bot.service import Actor, Command, GameService, Refused, Request
 from bot.service_reads import StoredGame
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
@@ -382,31 +381,6 @@ def parse_amount(raw: list[str] | None) -> int | None:
     return value if value >= 1 else None
 
 
-async def perform(
-    rt: Runtime,
-    game_id: int,
-    actor: Actor | None,
-    command: Command,
-    *,
-    update_id: int | None = None,
-    button_version: int | None = None,
-    origin: int | None = None,
-) -> Outcome:
-    """Run one command under the game's lock and hand the committed version on (timers,
-    delivery) — for the bot's own actions and those answered only after they are shown; a
-    pressed button answers first (`bot.handlers.game`, `bot.actions`)."""
-    outcome = await rt.actions.commit(
-        game_id,
-        actor,
-        command,
-        update_id=update_id,
-        button_version=button_version,
-        origin=origin,
-    )
-    await rt.actions.publish(outcome)
-    return outcome
-
-
 async def stored_view(rt: Runtime, stored: StoredGame) -> View:
     """A view of a game read outside an action (its engine decoded once, shared)."""
     chat = await rt.service.chat(stored.chat_id)
@@ -421,7 +395,7 @@ async def end_chat_games(rt: Runtime, chat_id: int, why: str) -> None:
         games.add(active.game_id)
     for game_id in sorted(games):
         try:
-            await perform(rt, game_id, None, Command("end"))
+            await rt.actions.perform(Request(game_id, None, Command("end")))
             log.info("game=%s chat=%s event=ended_unreachable why=%s", game_id, chat_id, why)
         except Refused:
             continue
@@ -437,7 +411,7 @@ async def migrate_chat(rt: Runtime, old_chat_id: int, new_chat_id: int) -> list[
 
 async def on_timer(rt: Runtime, game_id: int) -> None:
     try:
-        await perform(rt, game_id, None, Command("timeout"))
+        await rt.actions.perform(Request(game_id, None, Command("timeout")))
     except Refused:
         # Someone acted since the timer was set: follow the stored deadline instead.
         stored = await rt.service.stored_game(game_id)

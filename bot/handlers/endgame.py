@@ -21,11 +21,10 @@ from bot.handlers.common import (
     command_game,
     display_name,
     group_command,
-    perform,
     person_language,
     runtime,
 )
-from bot.service import Command, Duplicate, Refused
+from bot.service import Command, Duplicate, Refused, Request
 
 log = logging.getLogger(__name__)
 
@@ -148,13 +147,9 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await _close_end_ask(rt, key, render.text("endgame-expired", group_lang))
         return
     try:
-        await perform(
-            rt,
-            button.game_id,
-            actor_of(user, admin_check(rt, context, chat_id, user.id)),
-            Command("end"),
-            update_id=update.update_id,
-            origin=chat_id,
+        actor = actor_of(user, admin_check(rt, context, chat_id, user.id))
+        await rt.actions.perform(
+            Request(button.game_id, actor, Command("end"), update.update_id, origin=chat_id)
         )
     except Refused as refused:
         if refused.code in ("game_over", "foreign_game"):  # ended meanwhile: the question goes

@@ -30,7 +30,7 @@ from bot.handlers.common import (
     stored_view,
 )
 from bot.outcomes import Done, Ignored, Joined, refill_of
-from bot.service import Command, Duplicate, Refused
+from bot.service import Command, Duplicate, Refused, Request
 from rules.variants import PRESETS
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) 
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
     admin = admin_check(rt, asked.context, asked.chat.id, user.id) if asked.in_group else None
     result = await rt.actions.act(
-        stored.game_id, actor_of(user, admin), Command(kind, amount), update_id=update.update_id
+        Request(stored.game_id, actor_of(user, admin), Command(kind, amount), update.update_id)
     )
     if isinstance(result, Ignored):
         log.info("duplicate update %s ignored", update.update_id)
@@ -144,13 +144,11 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     kind = ACT_COMMANDS[button.act]
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
     admin = admin_check(rt, context, origin, user.id) if origin < 0 else None
+    command = Command(kind, button.amount)
     result = await rt.actions.act(
-        button.game_id,
-        actor_of(user, admin),
-        Command(kind, button.amount),
-        update_id=update.update_id,
-        button_version=button.version,
-        origin=origin,
+        Request(
+            button.game_id, actor_of(user, admin), command, update.update_id, button.version, origin
+        )
     )
     # Answered as soon as it is committed or refused; only then is it shown (timers, delivery,
     # the Mini App's pages).

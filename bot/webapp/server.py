@@ -24,7 +24,7 @@ from bot import render
 from bot.callbacks import ACT_COMMANDS, Act
 from bot.game_state import View
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
-from bot.service import Actor, Command
+from bot.service import Actor, Command, Request
 from bot.webapp.asking import (
     Asker,
     Askers,
@@ -154,13 +154,10 @@ class MiniApp:
         if act is Act.ODDS:
             return json_response({"ok": True, "toast": render.odds_text(view.game, user.id, lang)})
         actor = Actor(user.id, display_name(asker.init))
+        # Pressed at the table itself (origin): the page shows only a table its person sees.
+        command = Command(ACT_COMMANDS[act], amount)
         result = await self.rt.actions.act(
-            game_id,
-            actor,
-            Command(ACT_COMMANDS[act], amount),
-            button_version=version,
-            # Pressed at the table itself: the page shows only a table its person sees.
-            origin=stored.chat_id,
+            Request(game_id, actor, command, button_version=version, origin=stored.chat_id)
         )
         said = render.toast(
             result,

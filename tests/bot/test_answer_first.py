@@ -9,7 +9,7 @@ from typing import Any
 from bot.callbacks import Act
 from bot.game_state import View
 from bot.outcomes import Outcome
-from bot.service import Command
+from bot.service import Command, Request
 from tests.bot.conftest import Harness
 
 DECK = ["10S", "10H", "6D", "9S", "9H", "7C"]
@@ -71,7 +71,7 @@ async def test_an_older_version_published_late_keeps_the_newer_deadline(harness:
     stored = await h.stored()
     armed: list[Any] = []
     h.rt.actions.clocks = type("Clocks", (), {"arm": lambda self, g, d: armed.append(d)})()
-    newer = await h.rt.actions.commit(stored.game_id, None, Command("end"))
+    newer = await h.rt.actions.commit(Request(stored.game_id, None, Command("end")))
     await h.rt.actions.publish(newer)
     older = h.rt.actions.service.game(stored)
     late = Outcome(stored, older, newer.meta, [], newer.chat)

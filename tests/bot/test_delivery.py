@@ -14,7 +14,7 @@ from telegram import Update
 
 from bot.callbacks import Act
 from bot.game_state import View
-from bot.service import Actor, Command
+from bot.service import Actor, Command, Request
 from localbotapi import BotApiServer
 from tests.bot.conftest import (
     Harness,
@@ -88,7 +88,9 @@ async def test_the_turn_clock_starts_when_the_prompt_is_delivered(harness: Harne
     h = harness
     b = h.users[1]
     stored = await classic_at_stake(h)
-    outcome = await h.rt.service.act(stored.game_id, Actor(b.id, "Борис"), Command("bet", 10))
+    outcome = await h.rt.service.act(
+        Request(stored.game_id, Actor(b.id, "Борис"), Command("bet", 10))
+    )
     assert outcome.stored.deadline is None  # committed, not yet shown to anyone
     assert (await h.stored()).deadline is None
     await h.rt.delivery.committed(View(outcome.stored, outcome.game, outcome.meta, outcome.chat))
@@ -336,7 +338,7 @@ async def test_a_table_held_back_by_the_budget_is_rendered_only_when_it_may_go(
     moves = [(b, Command("bet", 10)), (b, Command("stand")), (c, Command("bet", 20))]
     for user, command in moves:
         actor = Actor(user.id, user.first_name)
-        outcome = await h.rt.service.act(stored.game_id, actor, command)
+        outcome = await h.rt.service.act(Request(stored.game_id, actor, command))
         await delivery.committed(View(outcome.stored, outcome.game, outcome.meta, outcome.chat))
         await asyncio.sleep(0.05)  # the lanes look at what is behind
     assert rendered == []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.game_state import Meta, game_of
-from bot.service import Actor, Command, Refused
+from bot.service import Actor, Command, Refused, Request
 from storage import jsontext
 from storage.sql import games as sqlite_games
 from tests.bot.conftest import Harness
@@ -30,10 +30,10 @@ async def test_committed_games_are_shared_by_version_and_acted_on_as_copies(
     # A refused action leaves the kept engine as it was (the action worked on a copy).
     state = cached[1].to_dict()
     with pytest.raises(Refused):
-        await service.act(before.game_id, Actor(a.id, "Аня"), Command("hit"))
+        await service.act(Request(before.game_id, Actor(a.id, "Аня"), Command("hit")))
     assert service.committed(before.game_id) == cached and cached[1].to_dict() == state
 
-    outcome = await service.act(before.game_id, Actor(b.id, "Борис"), Command("bet", 5))
+    outcome = await service.act(Request(before.game_id, Actor(b.id, "Борис"), Command("bet", 5)))
     after = service.committed(before.game_id)
     assert after is not None and after[0] == outcome.stored.version == before.version + 1
     assert after[1] is outcome.game and after[1] is not cached[1]
@@ -58,7 +58,7 @@ async def test_an_action_on_the_kept_version_does_not_decode_its_state_again(
         return jsontext.loads(text)
 
     monkeypatch.setattr(sqlite_games, "loads", loads)
-    outcome = await service.act(before.game_id, Actor(b.id, "Борис"), Command("bet", 5))
+    outcome = await service.act(Request(before.game_id, Actor(b.id, "Борис"), Command("bet", 5)))
     assert not [text for text in decoded if '"engine"' in text]
     # What the action read was the stored state all the same.
     assert outcome.stored.state == (await harness.stored()).state

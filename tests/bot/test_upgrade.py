@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from bot.service import Actor, Command
+from bot.service import Actor, Command, Request
 from localbotapi import BotApiServer
 from storage import MIGRATIONS, SqliteStorage
 from tests.bot.conftest import Harness, make_settings, restart_harness, start_harness, stop_harness
@@ -91,7 +91,9 @@ async def test_a_game_mid_round_plays_on_after_the_upgrade(tmp_path: Path) -> No
         assert screen.table_message_id is not None and len(screen.hand_messages) == 3
         # The last move settles the round and commits its result; the process dies before
         # delivery hears of it: the result waits in the stored outbox.
-        outcome = await first.rt.service.act(stored.game_id, Actor(a.id, "Аня"), Command("hit"))
+        outcome = await first.rt.service.act(
+            Request(stored.game_id, Actor(a.id, "Аня"), Command("hit"))
+        )
         assert outcome.meta.outbox and outcome.stored.state["engine"]["phase"] == "round_over"
         before = sent(first)
         table = first.group.message(screen.table_message_id)
