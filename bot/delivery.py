@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from cachetools import LRUCache
 from telegram import Bot, Message, ReplyParameters
@@ -54,7 +54,7 @@ from bot.service import GameService
 from bot.telegram_errors import Fate, Verdict, classify
 from rules.events import RoundSettled, SessionEnded
 from rules.table import Phase
-from storage import GameNotFound, Storage, User
+from storage import GameNotFound, User
 
 log = logging.getLogger(__name__)
 SHOWN_LIMIT = 20_000  # message digests kept in memory (the database keeps them all)
@@ -66,35 +66,33 @@ WARN_BEFORE = 15.0  # seconds before a turn times out when its player is reminde
 BOOK = ("delivery_book",)  # the scheduler's keys (`bot.scheduler`)
 WARN = "warn"
 
-ChatLost = Callable[[int, Verdict], Awaitable[None]]
-ChatMigrated = Callable[[int, int], Awaitable[list[int]]]
-ClockStarted = Callable[[int, float], None]
+
+class Owner(Protocol):
+    """What delivery hands back to the runtime (`bot.handlers.common.Runtime`)."""
+
+    def clock_started(self, game_id: int, deadline: float) -> None: ...
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+        """The chat can no longer show its games (a group; a private chat is delivery's)."""
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        """The group became a supergroup; returns the games moved."""
 
 
 class Delivery:
     def __init__(
         self,
         bot: Bot,
-        storage: Storage,
         service: GameService,
+        owner: Owner,
         *,
         scheduler: Scheduler,
         bot_username: str,
         limiter: Limiter | None,
-        on_clock: ClockStarted,
-        on_chat_lost: ChatLost,
-        on_chat_migrated: ChatMigrated,
         table_gap: float | None = None,
-        warn_before: float = WARN_BEFORE,
     ) -> None:
-        self.bot = bot
-        self.storage = storage
-        self.service = service
-        self.scheduler = scheduler
-        self.bot_username = bot_username
-        self.on_clock = on_clock
-        self.on_chat_lost = on_chat_lost
-        self.on_chat_migrated = on_chat_migrated
+        self.bot, self.service, self.owner, self.scheduler = bot, service, owner, scheduler
+        self.storage = service.storage
         self.lanes = Lanes(self, limiter)
         if table_gap is not None:
             self.lanes.table_gap = table_gap
@@ -124,7 +122,6 @@ class Delivery:
         )
         # player -> (his record, when to read it again); past that it is still used until read
         self._users: LRUCache[int, tuple[User | None, float]] = LRUCache(USER_CACHE_LIMIT)
-        self.warn_before = warn_before  # turn warnings are jobs ("warn", game)
         self._clocks: dict[int, tuple[int, float, int]] = {}  # game -> (version, deadline, s)
         self._shown_versions: dict[int, int] = {}  # game -> version its table shows, unwritten
         self.replica: Replica | None = None
@@ -388,10 +385,10 @@ class Delivery:
                 if chat_id in view.game.players:
                     self.lanes.want(view.stored.chat_id, ("g", view.game_id))
             return
-        await self.on_chat_lost(chat_id, verdict)
+        await self.owner.chat_lost(chat_id, verdict)
 
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        moved = await self.on_chat_migrated(old_chat_id, new_chat_id)
+        moved = await self.owner.chat_migrated(old_chat_id, new_chat_id)
         for game_id in moved:
             # The old group's messages are out of reach: the table starts anew there.
             self._tables.pop(game_id, None)
@@ -700,12 +697,12 @@ class Delivery:
             self._views[game_id] = replace(
                 current, stored=replace(current.stored, deadline=deadline)
             )
-        self.on_clock(game_id, deadline)
+        self.owner.clock_started(game_id, deadline)
         for follower in self.followers:
             follower.clock_started(game_id, version, deadline)
-        if self.warn_before and timeout >= 2 * self.warn_before:
+        if timeout >= 2 * WARN_BEFORE:  # turn warnings are jobs ("warn", game)
             warn = partial(self._warn, game_id)
-            self.scheduler.at((WARN, game_id), deadline - self.warn_before, warn)
+            self.scheduler.at((WARN, game_id), deadline - WARN_BEFORE, warn)
 
     async def _warn(self, game_id: int) -> None:
         """A short private reminder (a new message, so it notifies) before the turn times out."""

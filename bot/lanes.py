@@ -45,7 +45,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import IntEnum
 from typing import Any, Protocol
 
@@ -132,34 +132,27 @@ class _Lane:
         return not self.wanted and not self.other
 
 
+@dataclass(eq=False)
 class Lanes:
-    def __init__(
-        self,
-        provider: Provider,
-        limiter: Limiter | None,
-        *,
-        table_gap: float = TABLE_GAP,
-        group_budget: int = GROUP_BUDGET,
-        group_window: float = GROUP_WINDOW,
-        group_spacing: float = GROUP_SPACING,
-        private_interval: float = PRIVATE_INTERVAL,
-        reserve: int = RESERVE,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.provider = provider
-        self.limiter = limiter
-        self.table_gap = table_gap
-        self.group_budget = group_budget
-        self.group_window = group_window
-        # Unpaced (no limiter), a group's window only counts: table edits keep the reserve.
-        self.group_spacing = group_spacing if limiter is not None else 0.0
-        self.private_interval = private_interval
-        self.reserve = reserve
-        self.clock = clock
-        self.flushing = False  # shutting down: table edits no longer wait for their gap
-        self.flush_other = False  # …and replies are sent too (tests), not left behind
-        self._lanes: dict[int, _Lane] = {}
-        self._stopped = False
+    provider: Provider
+    limiter: Limiter | None
+    _: KW_ONLY
+    table_gap: float = TABLE_GAP
+    group_budget: int = GROUP_BUDGET
+    group_window: float = GROUP_WINDOW
+    # Unpaced (no limiter), a group's window only counts: table edits keep the reserve.
+    group_spacing: float = GROUP_SPACING
+    private_interval: float = PRIVATE_INTERVAL
+    reserve: int = RESERVE
+    clock: Callable[[], float] = time.monotonic
+    flushing: bool = field(init=False, default=False)  # shutting down: edits skip their gap
+    flush_other: bool = field(init=False, default=False)  # …and replies go too (tests)
+    _lanes: dict[int, _Lane] = field(init=False, default_factory=dict)
+    _stopped: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        if self.limiter is None:
+            self.group_spacing = 0.0
 
     # ---------------------------------------------------------------- public
 

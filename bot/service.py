@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 from cachetools import LRUCache
@@ -109,33 +109,28 @@ class Request:
     origin: int | None = None
 
 
+@dataclass(eq=False)
 class GameService(ServiceReads, ServiceSettings):
-    """Acts on games; the reads and the changes outside a game are its bases'."""
+    """Acts on games; the reads and the changes outside a game are its bases'.
 
-    def __init__(
-        self,
-        storage: Storage,
-        *,
-        starting_balance: int,
-        turn_timeout: int,
-        max_games_per_user: int = 3,
-        clock: Callable[[], float] = time.time,
-        source_factory: Callable[[int], RandomSource] | None = None,
-    ) -> None:
-        self.storage = storage
-        self.starting_balance = starting_balance
-        self.turn_timeout = turn_timeout
-        self.max_games_per_user = max_games_per_user
-        self.clock = clock
-        # Where a game's chance comes from, by game id; None is the engine's default
-        # (cryptographic). Handler tests set it to deal scripted decks.
-        self.source_factory = source_factory
-        # game -> (version, the engine as committed at that version, its stored state). Every
-        # reader (handlers, delivery) and every action used to rebuild the engine from JSON,
-        # several times per action; a version names one committed state, so a decode is reused
-        # until the next commit, and an action's read of the game does not decode its JSON
-        # again (load_game(known=...)). Entries are never acted on: an action works on a copy.
-        self._games: LRUCache[int, tuple[int, Game, dict[str, Any]]] = LRUCache(GAME_CACHE_LIMIT)
+    ``source_factory`` says where a game's chance comes from, by game id; None is the engine's
+    default (cryptographic). Handler tests set it to deal scripted decks."""
+
+    storage: Storage
+    _: KW_ONLY
+    starting_balance: int
+    turn_timeout: int
+    max_games_per_user: int = 3
+    clock: Callable[[], float] = time.time
+    source_factory: Callable[[int], RandomSource] | None = None
+    # game -> (version, the engine as committed at that version, its stored state). Every
+    # reader (handlers, delivery) and every action used to rebuild the engine from JSON,
+    # several times per action; a version names one committed state, so a decode is reused
+    # until the next commit, and an action's read of the game does not decode its JSON
+    # again (load_game(known=...)). Entries are never acted on: an action works on a copy.
+    _games: LRUCache[int, tuple[int, Game, dict[str, Any]]] = field(
+        init=False, repr=False, default_factory=lambda: LRUCache(GAME_CACHE_LIMIT)
+    )
 
     # ---------------------------------------------------------------- reads
 

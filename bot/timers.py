@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 
 from bot.scheduler import Scheduler
@@ -28,39 +29,32 @@ FIRE = "turn_fire"  # ("turn_fire", game): a claimed deadline being fired
 CLAIM = ("turn_claims",)
 
 
+@dataclass(eq=False)
 class TurnTimers:
-    def __init__(
-        self,
-        scheduler: Scheduler,
-        fire: Fire,
-        *,
-        storage: Storage | None = None,
-        owner: str = "",
-        poll: float = 1.0,
-        hold: float = 10.0,
-    ) -> None:
-        """``storage`` and ``owner``: claim the due deadlines from the shared database."""
-        self._scheduler = scheduler
-        self._fire = fire
-        self._storage = storage
-        self._owner = owner
-        self._poll = poll
-        self._hold = hold
-        self._firing: set[int] = set()
-        self._claiming = False
-        self._again = False
+    """``storage`` and ``owner``: claim the due deadlines from the shared database."""
+
+    scheduler: Scheduler
+    fire: Fire
+    _: KW_ONLY
+    storage: Storage | None = None
+    owner: str = ""
+    poll: float = 1.0
+    hold: float = 10.0
+    _firing: set[int] = field(init=False, default_factory=set)
+    _claiming: bool = field(init=False, default=False)
+    _again: bool = field(init=False, default=False)
 
     def start(self) -> None:
-        if self._storage is not None:
-            self._scheduler.every(CLAIM, self._poll, self._claim, first=0.0)
+        if self.storage is not None:
+            self.scheduler.every(CLAIM, self.poll, self._claim, first=0.0)
 
     def arm(self, game_id: int, deadline: float | None) -> None:
         """Set (or, with no deadline, clear) the game's timer; the latest call wins."""
-        job = self._claim if self._storage is not None else partial(self._run, game_id)
-        self._scheduler.at((TURN, game_id), deadline, job)
+        job = self._claim if self.storage is not None else partial(self._run, game_id)
+        self.scheduler.at((TURN, game_id), deadline, job)
 
     def pending(self) -> int:
-        return self._scheduler.pending(TURN)
+        return self.scheduler.pending(TURN)
 
     async def _claim(self) -> None:
         """Claim what is due and fire it; hints due together make one claim (and one more,
@@ -78,22 +72,22 @@ class TurnTimers:
             self._claiming = False
 
     async def _claim_once(self) -> None:
-        assert self._storage is not None
-        now = self._scheduler.clock()
+        assert self.storage is not None
+        now = self.scheduler.clock()
         try:
-            due = await self._storage.claim_due(now, self._owner, self._hold)
+            due = await self.storage.claim_due(now, self.owner, self.hold)
         except Exception:
             log.exception("could not claim due turn deadlines")
             return
         for game_id, _deadline in due:
-            self._scheduler.cancel((TURN, game_id))
+            self.scheduler.cancel((TURN, game_id))
             if game_id not in self._firing:
                 self._firing.add(game_id)
-                self._scheduler.at((FIRE, game_id), now, partial(self._run, game_id))
+                self.scheduler.at((FIRE, game_id), now, partial(self._run, game_id))
 
     async def _run(self, game_id: int) -> None:
         try:
-            await self._fire(game_id)
+            await self.fire(game_id)
         except Exception:
             log.exception("turn timer failed game=%s", game_id)
         finally:

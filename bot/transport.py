@@ -59,16 +59,19 @@ class AiohttpRequest(BaseRequest):
         if connection_pool_size < 1:
             raise ValueError(f"connection_pool_size must be at least 1, got {connection_pool_size}")
         self._pool_size = connection_pool_size
-        self._read_timeout = read_timeout
-        self._write_timeout = write_timeout
-        self._connect_timeout = connect_timeout
-        self._pool_timeout = pool_timeout
-        self._media_write_timeout = media_write_timeout
+        # What a request's DEFAULT_NONE timeouts stand for.
+        self._timeouts = {
+            "read": read_timeout,
+            "write": write_timeout,
+            "connect": connect_timeout,
+            "pool": pool_timeout,
+            "media_write": media_write_timeout,
+        }
         self._session: aiohttp.ClientSession | None = None
 
     @property
     def read_timeout(self) -> float | None:
-        return self._read_timeout
+        return self._timeouts["read"]
 
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
@@ -97,14 +100,16 @@ class AiohttpRequest(BaseRequest):
         if session is None or session.closed:
             raise RuntimeError("AiohttpRequest is not initialized")
         files = request_data.multipart_data if request_data is not None else None
-        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
-        write = write_timeout
-        if isinstance(write, DefaultValue):
-            write = self._media_write_timeout if files else self._write_timeout
-        connect = (
-            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        given = {
+            "read": read_timeout,
+            "media_write" if files else "write": write_timeout,
+            "connect": connect_timeout,
+            "pool": pool_timeout,
+        }
+        read, write, connect, pool = (
+            self._timeouts[name] if isinstance(value, DefaultValue) else value
+            for name, value in given.items()
         )
-        pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
         # aiohttp has no write timeout of its own: the upload counts against the read one (the
         # answer cannot start before the request is sent).
         sock_read = None if read is None else read + (write or 0.0)

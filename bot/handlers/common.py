@@ -56,8 +56,9 @@ class Runtime:
     """Everything the handlers need, opened in post_init and closed in post_shutdown.
 
     The turn timers and the delivery call back into the handlers (a turn ran out, a chat was
-    lost or became a supergroup), and the handlers drive them: the runtime makes both with its
-    own methods as those callbacks, so the loop is here, in the open."""
+    lost or became a supergroup), and the handlers drive them: the timers get the runtime's
+    method as their callback and delivery the runtime itself (`bot.delivery.Owner`), so the
+    loop is here, in the open."""
 
     def __init__(
         self,
@@ -92,14 +93,11 @@ class Runtime:
         )
         self.delivery = Delivery(
             bot,
-            storage,
             service,
+            self,
             scheduler=self.scheduler,
             bot_username=bot_username,
             limiter=limiter,
-            on_clock=self.timers.arm,
-            on_chat_lost=self._chat_lost,
-            on_chat_migrated=self._chat_migrated,
             table_gap=settings.table_edit_gap,
         )
         if self.replica is not None:
@@ -131,10 +129,13 @@ class Runtime:
     async def _turn_ran_out(self, game_id: int) -> None:
         await on_timer(self, game_id)
 
-    async def _chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+    def clock_started(self, game_id: int, deadline: float) -> None:
+        self.timers.arm(game_id, deadline)
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
         await end_chat_games(self, chat_id, verdict.reason)
 
-    async def _chat_migrated(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> list[int]:
         return await migrate_chat(self, old_chat_id, new_chat_id)
 
 

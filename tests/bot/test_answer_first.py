@@ -16,10 +16,11 @@ DECK = ["10S", "10H", "6D", "9S", "9H", "7C"]
 
 
 def watch(h: Harness) -> list[tuple[str, int, int]]:
-    """(what, version, answers so far) each time the timers or delivery are handed a version."""
+    """(what, version, answers so far) each time an action hands a version to the timers or
+    to delivery."""
     seen: list[tuple[str, int, int]] = []
     delivery, timers = h.rt.delivery, h.rt.timers
-    committed, arm = delivery.committed, timers.arm
+    committed = delivery.committed
 
     async def shown(view: View) -> None:
         seen.append(("shown", view.version, len(h.calls("answerCallbackQuery"))))
@@ -28,12 +29,11 @@ def watch(h: Harness) -> list[tuple[str, int, int]]:
     def armed(game_id: int, deadline: float | None) -> None:
         version = delivery.version_of(game_id) or 0
         seen.append(("armed", version, len(h.calls("answerCallbackQuery"))))
-        arm(game_id, deadline)
+        timers.arm(game_id, deadline)
 
     delivery.committed = shown  # type: ignore[method-assign]
-    timers.arm = armed  # type: ignore[method-assign]
     h.rt.actions.shows = delivery
-    h.rt.actions.clocks = timers
+    h.rt.actions.clocks = type("Clocks", (), {"arm": staticmethod(armed)})()
     return seen
 
 
