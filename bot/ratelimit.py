@@ -2,34 +2,31 @@
 
 Telegram allows a bot about 30 sends+edits a second overall, about 20 a minute in one group and
 about one a second in a private chat, and answers more with 429 and a ``retry_after``. A chat's
-own budget is its lane's (`bot.lanes`): everything that reaches a chat goes through that chat's
-lane, which alone counts it. `PacedRateLimiter`, the rate limiter PTB calls for every request,
-keeps the rest:
+own budget is its lane's (`bot.lanes`), which alone counts it. `PacedRateLimiter`, the rate
+limiter PTB calls for every request, keeps the rest:
 
 * the bot's rate: at most ``overall_per_second`` (25, under Telegram's 30) in any rolling
   ``overall_window`` (1 s), evenly spaced (Telegram counts arrivals, and a burst sent inside our
-  window can reach it bunched with the next one); with several processes sending as the bot
-  (replicas, `bot.replicas`) each takes an equal share (`share_overall`);
+  window can reach it bunched with the next one); replicas each take an equal share
+  (`share_overall`);
 * 429s: the chat refused is blocked until ``retry_after`` (+ ``retry_after_margin``) has
   passed, measured from when the 429 arrived, and the request is retried, at most
   ``max_retries`` times, after which the error propagates. When the 429 may be for the bot's
-  per-second limit — several processes send as the bot, or a second chat is refused within an
-  overall window of the first (requests bunched on their way to Telegram, as a stall does) —
-  every chat pauses for up to one overall window too, or a stream of requests from the others
-  keeps tripping it. A 429 for a request without a chat blocks everything. Every 429 is logged
-  at WARNING; other errors propagate unchanged.
+  per-second limit (see `_bot_wide`) every chat pauses for up to one overall window too, or a
+  stream of requests from the others keeps tripping it. A 429 for a request without a chat
+  blocks everything. Every 429 is logged at WARNING.
 
 Counted: the methods that post or change something in a chat (``send*``, ``edit*``,
-``delete*``, ``copy*``, ``forward*``, ``pin*``/``unpin*``, ``stop*``, ``setMessageReaction``),
-and ``sendChatAction`` (and, with ``limit_callback_answers``, ``answerCallbackQuery``, which
-Telegram does not limit). Everything else (``getMe``, ``setMyCommands``, ``deleteWebhook`` …)
-goes straight through; PTB never routes ``getUpdates`` here.
+``delete*``, ``copy*``, ``forward*``, ``pin*``/``unpin*``, ``stop*``, ``setMessageReaction``)
+and ``sendChatAction``. ``answerCallbackQuery`` is not (Telegram does not limit it, and a
+player's answer queued behind table edits would make every button feel slow), nor anything
+else (``getMe``, ``setMyCommands`` …); PTB never routes ``getUpdates`` here.
 
 A lane first waits for its turn (`wait_turn`: the chat's 429 block, the bot-wide one and a slot
 of the bot's rate, which it takes) and only then decides what to send with it; its request says
 so with ``rate_limit_args={"reserved": True}`` and takes no second slot (a 429 block still
 holds it); a request into a chat without it did not come through the chat's lane, and is
-logged at WARNING. ``rate_limit_args`` may also carry ``{"max_retries": n}``.
+logged at WARNING.
 """
 
 from __future__ import annotations
@@ -109,31 +106,8 @@ def _retry_after_seconds(error: RetryAfter) -> float:
 
 
 class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
-    """A `BaseRateLimiter` for the bot's overall rate and Telegram's 429s (module docstring).
-
-    * ``overall_per_second`` (25) per ``overall_window`` (1.0 s), evenly spaced; 0 disables;
-    * ``max_retries`` (3) after a 429, each after ``retry_after`` + ``retry_after_margin`` (0.05);
-    * ``limit_callback_answers`` (False): whether answerCallbackQuery counts. Telegram does not
-      flood-limit callback answers, and queueing a player's answer behind table edits would
-      make every button feel slow;
-    * ``clock`` (`time.monotonic`): what every wait is measured with.
-    """
-
-    __slots__ = (
-        "_blocked",
-        "_clock",
-        "_last_refusal",
-        "_lock",
-        "_overall",
-        "_overall_per_second",
-        "_overall_window",
-        "_paused_until",
-        "_processes",
-        "limit_callback_answers",
-        "max_retries",
-        "retry_after_margin",
-        "stats",
-    )
+    """A `BaseRateLimiter` for the bot's overall rate and Telegram's 429s (module docstring);
+    every wait is measured by ``clock``."""
 
     def __init__(
         self,
@@ -142,7 +116,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         overall_window: float = 1.0,
         max_retries: int = 3,
         retry_after_margin: float = 0.05,
-        limit_callback_answers: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if min(overall_per_second, max_retries) < 0 or overall_window <= 0:
@@ -160,17 +133,14 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._clock = clock
         self.max_retries = max_retries
         self.retry_after_margin = retry_after_margin
-        self.limit_callback_answers = limit_callback_answers
         self.stats = LimiterStats()
 
+    # Nothing to set up or cancel: all waiting happens in the callers' own tasks.
     async def initialize(self) -> None:
-        """Nothing to set up: no background tasks, no I/O."""
+        pass
 
     async def shutdown(self) -> None:
-        """Nothing to cancel: all waiting happens in the callers' own tasks."""
-        log.debug("rate limiter shut down: %s", self.stats)
-
-    # ------------------------------------------------------------------ public helpers
+        pass
 
     async def wait_turn(self, chat_id: int | str) -> float:
         """Wait until a request may go to ``chat_id`` (its 429 block and a bot-wide one passed)
@@ -199,8 +169,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             window.limit = limit
             window.spacing = self._overall_window / limit
 
-    # ------------------------------------------------------------------ BaseRateLimiter
-
     async def process_request(
         self,
         callback: Callable[..., Coroutine[Any, Any, Result]],
@@ -212,19 +180,16 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     ) -> Result:
         """Wait for the bot's turn (unless the request's lane took it) and for any 429 block,
         then call ``callback``; on a 429, block, wait and retry."""
-        if endpoint in _UNLIMITED:
-            return await callback(*args, **kwargs)
-        if endpoint == "answerCallbackQuery" or endpoint == "sendChatAction":
-            if endpoint == "answerCallbackQuery" and not self.limit_callback_answers:
-                return await callback(*args, **kwargs)
+        if endpoint == "sendChatAction":
             key = None
-        elif endpoint in _CHAT_EXTRA or endpoint.startswith(_CHAT_PREFIXES):
+        elif endpoint not in _UNLIMITED and (
+            endpoint in _CHAT_EXTRA or endpoint.startswith(_CHAT_PREFIXES)
+        ):
             key = _chat_key(data.get("chat_id"))
         else:
             return await callback(*args, **kwargs)
-        options = rate_limit_args if isinstance(rate_limit_args, dict) else {}
-        max_retries = int(options.get("max_retries", self.max_retries))
-        take = not (key is not None and options.get("reserved"))
+        max_retries = self.max_retries
+        take = not (key is not None and (rate_limit_args or {}).get("reserved"))
         if key is not None and take:
             # Only a lane counts a chat's budget: a request that skips it may flood the chat.
             log.warning("%s into chat %s outside its lane", endpoint, key)
@@ -255,8 +220,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                     attempt,
                     max_retries,
                 )
-
-    # ------------------------------------------------------------------ internals
 
     def _blocked_for(self, key: ChatKey | None, now: float) -> float:
         until = self._paused_until

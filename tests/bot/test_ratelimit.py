@@ -135,11 +135,11 @@ async def test_a_request_into_a_chat_outside_its_lane_is_logged(
 # ---------------------------------------------------------------------- overall
 
 
-async def test_overall_limit_across_chats_and_callback_answers() -> None:
-    paced = limiter(overall_per_second=5, overall_window=0.3, limit_callback_answers=True)
+async def test_overall_limit_across_chats_and_chat_actions() -> None:
+    paced = limiter(overall_per_second=5, overall_window=0.3)
     rec = Recorder()
     requests = [send(paced, rec, 1000 + n) for n in range(10)]
-    requests += [send(paced, rec, None, endpoint="answerCallbackQuery") for _ in range(4)]
+    requests += [send(paced, rec, None, endpoint="sendChatAction") for _ in range(4)]
     await asyncio.gather(*requests)
     assert len(rec.calls) == 14
     assert max_in_window(rec.stamps(), 0.3) <= 5
@@ -155,8 +155,8 @@ async def test_unlimited_methods_go_straight_through() -> None:
     assert paced.stats.sent == 1
 
 
-async def test_callback_answers_can_be_exempted() -> None:
-    paced = limiter(overall_per_second=1, overall_window=10.0, limit_callback_answers=False)
+async def test_callback_answers_go_straight_through() -> None:
+    paced = limiter(overall_per_second=1, overall_window=10.0)
     rec = Recorder()
     await send(paced, rec, ALICE)
     started = time.monotonic()
@@ -260,9 +260,9 @@ async def test_one_chat_refused_twice_blocks_only_that_chat() -> None:
 
 
 async def test_retry_after_without_a_chat_blocks_everything() -> None:
-    paced, rec = limiter(limit_callback_answers=True), Recorder()
+    paced, rec = limiter(), Recorder()
     rec.failures[None] = [retry_after(0.3)]
-    first = asyncio.create_task(send(paced, rec, None, endpoint="answerCallbackQuery"))
+    first = asyncio.create_task(send(paced, rec, None, endpoint="sendChatAction"))
     await asyncio.sleep(0.05)
     assert paced.delay_for(ALICE) > 0.2
     await send(paced, rec, ALICE)
