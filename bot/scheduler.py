@@ -77,6 +77,27 @@ class FakeClock(Clock):
             wake.set()
 
 
+def coalesced(job: Job) -> Job:
+    """``job`` one run at a time: calls that come while it runs make one more run after it
+    (a claim of what is due, then one for what came due meanwhile), not one each."""
+    running = again = False
+
+    async def run() -> None:
+        nonlocal running, again
+        again = True
+        if running:
+            return
+        running = True
+        try:
+            while again:
+                again = False
+                await job()
+        finally:
+            running = False
+
+    return run
+
+
 @dataclass(slots=True)
 class _Entry:
     due: float  # math.inf while a repeating job runs
@@ -291,8 +312,9 @@ class Deadlines:
         self.scheduler = scheduler
         self.store = store
         self._handlers: dict[str, Handler] = {}
-        self._claiming: set[str] = set()
-        self._again: set[str] = set()
+        # One claim of a kind at a time here, so that the claims this process takes again as
+        # their owner are never run twice by it.
+        self._claims: dict[str, Job] = {}
 
     def kind(self, kind: str, handler: Handler) -> None:
         self._handlers[kind] = handler
@@ -324,24 +346,9 @@ class Deadlines:
     def _schedule(self, kind: str, key: str, due: float) -> None:
         if self.scheduler.due((kind, key)) == due:
             return  # armed already
-        self.scheduler.at((kind, key), due, partial(self._claim, kind))
-
-    async def _claim(self, kind: str) -> None:
-        """Run the deadlines of ``kind`` this process claims now. One claim of a kind at a
-        time here (those due together make one claim, and one more for those that came due
-        while it ran), so that the claims this process takes again as their owner are never
-        run twice by it."""
-        if kind in self._claiming:
-            self._again.add(kind)
-            return
-        self._claiming.add(kind)
-        try:
-            self._again.add(kind)
-            while kind in self._again:
-                self._again.discard(kind)
-                await self._claim_once(kind)
-        finally:
-            self._claiming.discard(kind)
+        if kind not in self._claims:
+            self._claims[kind] = coalesced(partial(self._claim_once, kind))
+        self.scheduler.at((kind, key), due, self._claims[kind])
 
     async def _claim_once(self, kind: str) -> None:
         handler = self._handlers[kind]

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 
-from bot.scheduler import Scheduler
+from bot.scheduler import Job, Scheduler, coalesced
 from storage import Storage
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,12 @@ class TurnTimers:
     poll: float = 1.0
     hold: float = 10.0
     _firing: set[int] = field(init=False, default_factory=set)
-    _claiming: bool = field(init=False, default=False)
-    _again: bool = field(init=False, default=False)
+    # Hints due together make one claim (and one more, for those that came while it ran),
+    # not a transaction each.
+    _claim: Job = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._claim = coalesced(self._claim_once)
 
     def start(self) -> None:
         if self.storage is not None:
@@ -55,21 +59,6 @@ class TurnTimers:
 
     def pending(self) -> int:
         return self.scheduler.pending(TURN)
-
-    async def _claim(self) -> None:
-        """Claim what is due and fire it; hints due together make one claim (and one more,
-        for those that came while it ran), not a transaction each."""
-        if self._claiming:
-            self._again = True
-            return
-        self._claiming = True
-        try:
-            self._again = True
-            while self._again:
-                self._again = False
-                await self._claim_once()
-        finally:
-            self._claiming = False
 
     async def _claim_once(self) -> None:
         assert self.storage is not None
