@@ -209,7 +209,7 @@ class Delivery:
             if (chat_id, message_id) not in self._shown:
                 found = await self.storage.shown_digest(chat_id, message_id)
                 if found is not None:
-                    self._remember(chat_id, message_id, found)
+                    self._shown[(chat_id, message_id)] = found
         self._posted.setdefault(game_id, screen.posted_seq)
         if game_id not in self._tables and screen.table_message_id is not None:
             self._tables[game_id] = (screen.table_since, screen.table_message_id)
@@ -401,9 +401,6 @@ class Delivery:
 
     # ---------------------------------------------------------------- sending
 
-    def _send_args(self) -> dict[str, Any]:
-        return self.lanes.send_args()
-
     async def _send(
         self,
         chat_id: int,
@@ -422,7 +419,7 @@ class Delivery:
             reply_parameters=(
                 ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
             ),
-            **self._send_args(),
+            **self.lanes.send_args(),
         )
 
     async def _edit(
@@ -436,7 +433,7 @@ class Delivery:
                 chat_id=chat_id,
                 message_id=message_id,
                 reply_markup=rendered.markup,
-                **self._send_args(),
+                **self.lanes.send_args(),
             )
         except TelegramError as error:
             verdict = classify(error)
@@ -448,13 +445,10 @@ class Delivery:
                 log.error("edit refused chat=%s message=%s: %s", chat_id, message_id, error)
             elif verdict.fate is not Fate.NOT_MODIFIED:
                 raise
-        self._remember(chat_id, message_id, stamp)
+        self._shown[(chat_id, message_id)] = stamp
         async with self.storage.transaction() as tx:
             await tx.record_shown(chat_id, message_id, stamp)
         return True
-
-    def _remember(self, chat_id: int, message_id: int, stamp: str) -> None:
-        self._shown[(chat_id, message_id)] = stamp
 
     async def _post_outbox(self, view: View, item: dict[str, Any]) -> None:
         game_id = view.game_id
@@ -499,7 +493,7 @@ class Delivery:
             if message_id is not None and rendered is not None:
                 await tx.record_shown(view.stored.chat_id, message_id, digest(rendered))
         if message_id is not None and rendered is not None:
-            self._remember(view.stored.chat_id, message_id, digest(rendered))
+            self._shown[(view.stored.chat_id, message_id)] = digest(rendered)
 
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
@@ -510,7 +504,7 @@ class Delivery:
         since = view.meta.table_since
         self._tables[game_id] = (since, sent.message_id)
         stamp = digest(rendered)
-        self._remember(chat_id, sent.message_id, stamp)
+        self._shown[(chat_id, sent.message_id)] = stamp
         async with self.storage.transaction() as tx:
             # Recorded with the round's table it shows: a newer one recorded already stays.
             await tx.set_screen(
@@ -527,14 +521,10 @@ class Delivery:
     async def _edit_table(self, view: View, message_id: int) -> None:
         rendered = self.screens.table(view)
         if not await self._edit(view.stored.chat_id, message_id, rendered, None):
-            await self._post_table_again(view)
+            self._tables.pop(view.game_id, None)  # deleted: the table goes on in a new one
+            await self._post_table(view)
             return
         self._table_done(view)
-
-    async def _post_table_again(self, view: View) -> None:
-        """The table message was deleted: the table goes on in a new one."""
-        self._tables.pop(view.game_id, None)
-        await self._post_table(view)
 
     def _table_done(self, view: View) -> None:
         game_id = view.game_id
@@ -611,7 +601,7 @@ class Delivery:
         old = self._hands.get(key)
         self._hands[key] = (stamp_notice, sent.message_id)
         stamp = digest(rendered, stamp_notice)
-        self._remember(player, sent.message_id, stamp)
+        self._shown[(player, sent.message_id)] = stamp
         # Delivery is the only writer of the hand messages: what it knows is what is stored.
         hands = {
             p: found[1]
@@ -667,7 +657,7 @@ class Delivery:
     async def _strip_buttons(self, chat_id: int, message_id: int) -> None:
         try:
             await self.bot.edit_message_reply_markup(
-                chat_id=chat_id, message_id=message_id, reply_markup=None, **self._send_args()
+                chat_id=chat_id, message_id=message_id, reply_markup=None, **self.lanes.send_args()
             )
         except TelegramError as error:
             if classify(error).fate in (Fate.TRANSIENT, Fate.MIGRATED, Fate.CHAT_LOST):
@@ -676,7 +666,7 @@ class Delivery:
         shown = self._shown.get((chat_id, message_id))
         if shown is not None:
             stripped = shown[:-1] + "-"
-            self._remember(chat_id, message_id, stripped)
+            self._shown[(chat_id, message_id)] = stripped
             async with self.storage.transaction() as tx:
                 await tx.record_shown(chat_id, message_id, stripped)
 
@@ -717,7 +707,7 @@ class Delivery:
         text = render.text("turn-warning", lang, seconds=left)
 
         async def send() -> object:
-            return await self.bot.send_message(actor, text, **self._send_args())
+            return await self.bot.send_message(actor, text, **self.lanes.send_args())
 
         self.lanes.post(actor, send, "turn warning")
 

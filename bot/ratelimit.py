@@ -32,7 +32,6 @@ logged at WARNING.
 from __future__ import annotations
 
 import asyncio
-import datetime as dtm
 import logging
 import math
 import time
@@ -43,6 +42,7 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from bot.telegram_errors import retry_after_seconds
 from bot.window import Window
 
 __all__ = ["LimiterStats", "PacedRateLimiter"]
@@ -92,17 +92,6 @@ def _chat_key(raw: object) -> ChatKey | None:
         return int(text)
     except ValueError:
         return text.lower() or None
-
-
-def _retry_after_seconds(error: RetryAfter) -> float:
-    # The public `retry_after` warns (int vs timedelta migration); `_retry_after` is always a
-    # timedelta in PTB 22. Fall back to the public attribute should that change.
-    value: Any = getattr(error, "_retry_after", None)
-    if value is None:
-        value = error.retry_after
-    if isinstance(value, dtm.timedelta):
-        return value.total_seconds()
-    return float(value)
 
 
 class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
@@ -200,7 +189,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as error:
-                wait = _retry_after_seconds(error) + self.retry_after_margin
+                wait = retry_after_seconds(error) + self.retry_after_margin
                 self._refused(key, wait)
                 where = f"chat {key}" if key is not None else "all chats"
                 if attempt >= max_retries:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dtm
 import importlib.util
 import itertools
 import logging
@@ -26,13 +25,13 @@ import signal
 import socket
 import ssl
 import sys
-import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import NoReturn
 
 from telegram import Bot
 from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError, TimedOut
 
+from bot.telegram_errors import retry_after_seconds
 from bot.transport import AiohttpRequest
 
 log = logging.getLogger("bot.startup")
@@ -181,7 +180,7 @@ async def wait_until_answered(token: str, api_url: str, delays: Iterator[float])
             except InvalidToken as error:
                 raise StartupError(rejection(error, api_url, token)) from None
             except RetryAfter as error:
-                delay = max(delay, _seconds(error) + 0.5)
+                delay = max(delay, retry_after_seconds(error) + 0.5)
                 reason = "flood control (429)"
             except NetworkError as error:  # TimedOut, connection errors, 5xx answers
                 reason = short_reason(error, token)
@@ -221,13 +220,6 @@ async def _unless_stopped(awaitable: Awaitable[object], stop: asyncio.Event) -> 
         return False
     task.result()
     return True
-
-
-def _seconds(error: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB 22 warns about the int form of retry_after
-        warnings.simplefilter("ignore")
-        value = error.retry_after
-    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
 
 
 # ---------------------------------------------------------------------- no token yet

@@ -8,6 +8,8 @@ the specific classes first.
 
 from __future__ import annotations
 
+import datetime as dtm
+import warnings
 from dataclasses import dataclass
 from enum import Enum
 
@@ -85,3 +87,12 @@ def classify(error: TelegramError) -> Verdict:
     if isinstance(error, RetryAfter | TimedOut | NetworkError):
         return Verdict(Fate.TRANSIENT, reason)
     return Verdict(Fate.REJECTED, reason)
+
+
+def retry_after_seconds(error: RetryAfter) -> float:
+    """A 429's wait in seconds, whichever form PTB gives it (an int that warns of the coming
+    timedelta, or the timedelta)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = error.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
