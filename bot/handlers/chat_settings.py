@@ -16,7 +16,7 @@ from bot.handlers.common import (
     answer,
     group_command,
     person_language,
-    runtime,
+    pressed,
 )
 from bot.service import Refused
 
@@ -35,13 +35,11 @@ async def cmd_settings(asked: Asked) -> None:
 
 
 async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    query = update.callback_query
-    if query is None or query.message is None:
+    opened = await pressed(update, context)
+    if opened is None:
         return
-    user = query.from_user
-    chat_id = query.message.chat.id
-    lang = await person_language(rt, user, chat_id)
+    rt, query, message, lang = opened
+    user, chat_id = query.from_user, message.chat.id
     button = parse_setting(query.data)
     if (
         button is None

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cachetools import TTLCache
-from telegram import Bot, CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
+from telegram import (
+    Bot,
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+    User,
+)
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -196,6 +205,19 @@ async def person_language(
     if stored is not None:
         return (await rt.service.chat(stored.chat_id)).language
     return rt.settings.default_language
+
+
+async def pressed(
+    update: Update, context: ContextTypes.DEFAULT_TYPE
+) -> tuple[Runtime, CallbackQuery, MaybeInaccessibleMessage, str] | None:
+    """A button pressed on a message still in reach: the runtime, the query, the message and
+    the presser's language (alerts and toasts are read by him alone); None otherwise."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return None
+    rt = runtime(context)
+    lang = await person_language(rt, query.from_user, query.message.chat.id)
+    return rt, query, query.message, lang
 
 
 async def private_reachable(rt: Runtime, user_id: int) -> bool:

@@ -21,8 +21,7 @@ from bot.handlers.common import (
     command_game,
     display_name,
     group_command,
-    person_language,
-    runtime,
+    pressed,
 )
 from bot.service import Command, Duplicate, Refused, Request
 
@@ -120,18 +119,16 @@ def _close(rt: Runtime, chat_id: int, message_id: int, note: str | None) -> None
 
 async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The answer to «end the game?»: only the asker's, only in time."""
-    rt = runtime(context)
-    query = update.callback_query
-    if query is None or query.message is None:
+    opened = await pressed(update, context)
+    if opened is None:
         return
-    user = query.from_user
-    chat_id = query.message.chat.id
-    lang = await person_language(rt, user, chat_id)  # alerts are read by the presser alone
+    rt, query, message, lang = opened
+    user, chat_id = query.from_user, message.chat.id
     button = parse_end(query.data)
     if button is None:
         await alert(query, render.refusal("stale_button", {}, lang))
         return
-    key = (chat_id, query.message.message_id)
+    key = (chat_id, message.message_id)
     group_lang = (await rt.service.chat(chat_id)).language if chat_id < 0 else lang
     if user.id != button.user_id:
         asker = await rt.service.user(button.user_id)
