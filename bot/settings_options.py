@@ -24,24 +24,32 @@ class Option:
     """One row of the menu: a line saying the current value and a row of buttons.
 
     ``key`` and each of ``values`` travel in the callback data (``s:<chat>:<key>:<value>``);
-    ``line`` and ``label`` are catalog ids: the line with the current value, one button's
-    label with its value (as ``$value``, or ``param``). ``read`` is the current value as one of
+    the catalog's ids are named after ``name`` (the key unless given): ``line``, the line with
+    the current value, and ``label``, one button's label with its value (as ``$value``, or
+    ``param``). ``read`` is the current value as one of
     ``values`` ("" when none is chosen: ``unset_line`` is shown); ``write`` stores a value and
     raises `rules.errors.RulesError` for a combination the rules refuse.
     """
 
     key: str
     values: tuple[str, ...]
-    line: str
-    label: str
     read: Callable[[ChatSettings], str]
     write: Callable[[ChatSettings, str], ChatSettings]
     word: Callable[[str, str], object]  # (value, language) -> what $value shows
+    name: str = ""
     param: str = "value"
     unset_line: str | None = None
     per_row: int = 3
     # Each value in its own language (a Russian speaker finds «Русский» in an English menu).
     own_language: bool = False
+
+    @property
+    def line(self) -> str:
+        return f"settings-{self.name or self.key}"
+
+    @property
+    def label(self) -> str:
+        return f"settings-btn-{self.name or self.key}"
 
 
 def _base(settings: ChatSettings) -> Variant:
@@ -54,6 +62,10 @@ def _onoff(value: bool) -> str:
 
 def _on_word(value: str, lang: str) -> str:
     return t(value, lang)
+
+
+def _number(value: str, lang: str) -> int:
+    return int(value)
 
 
 def _override(name: str) -> Callable[[ChatSettings, str], ChatSettings]:
@@ -70,29 +82,21 @@ def _override(name: str) -> Callable[[ChatSettings, str], ChatSettings]:
 
 def _switch(
     key: str,
-    name: str,
     read: Callable[[ChatSettings], str],
     write: Callable[[ChatSettings, str], ChatSettings],
+    name: str = "",
 ) -> Option:
-    """An on/off option: its line ``settings-<name>``, its buttons ``settings-btn-<name>``."""
-    return Option(
-        key=key,
-        values=("on", "off"),
-        line=f"settings-{name}",
-        label=f"settings-btn-{name}",
-        read=read,
-        write=write,
-        word=_on_word,
-    )
+    """An on/off option."""
+    return Option(key, ("on", "off"), read, write, _on_word, name)
 
 
-def _override_switch(key: str, name: str, field: str) -> Option:
+def _override_switch(key: str, field: str, name: str = "") -> Option:
     """An on/off preset parameter the chat overrides (see :func:`_override`)."""
 
     def read(settings: ChatSettings) -> str:
         return _onoff(bool(settings.overrides.get(field, getattr(_base(settings), field))))
 
-    return _switch(key, name, read, _override(field))
+    return _switch(key, read, _override(field), name)
 
 
 def _read_fine(settings: ChatSettings) -> str:
@@ -110,8 +114,6 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         key="preset",
         values=tuple(PRESETS),
-        line="settings-preset",
-        label="settings-btn-preset",
         param="preset",
         read=lambda s: s.preset,
         # A new preset starts from its own values: overrides made for another do not carry.
@@ -119,44 +121,26 @@ OPTIONS: tuple[Option, ...] = (
         word=_preset_word,
         per_row=2,
     ),
-    _override_switch("dark_draw", "dark", "dark_draw"),
-    Option(
-        key="fine",
-        values=("0", "50", "100"),
-        line="settings-fine",
-        label="settings-btn-fine",
-        read=_read_fine,
-        write=_override("bust_fine_percent"),
-        word=lambda v, _: int(v),
-    ),
-    _override_switch("acelow", "acelow", "ace_low_on_bust"),
+    _override_switch("dark_draw", "dark_draw", "dark"),
+    Option("fine", ("0", "50", "100"), _read_fine, _override("bust_fine_percent"), _number),
+    _override_switch("acelow", "ace_low_on_bust"),
     Option(
         key="timeout",
         values=("30", "60", "120"),
-        line="settings-timeout",
-        label="settings-btn-timeout",
         unset_line="settings-timeout_default",
         read=lambda s: str(s.turn_timeout) if s.turn_timeout else "",
         write=lambda s, v: replace(s, turn_timeout=int(v)),
-        word=lambda v, _: int(v),
+        word=_number,
     ),
     _switch(
-        "house",
-        "house",
-        lambda s: _onoff(s.house_banker),
-        lambda s, v: replace(s, house_banker=v == "on"),
+        "house", lambda s: _onoff(s.house_banker), lambda s, v: replace(s, house_banker=v == "on")
     ),
     _switch(
-        "refill",
-        "refill",
-        lambda s: _onoff(s.daily_refill),
-        lambda s, v: replace(s, daily_refill=v == "on"),
+        "refill", lambda s: _onoff(s.daily_refill), lambda s, v: replace(s, daily_refill=v == "on")
     ),
     Option(
         key="lang",
         values=LANGUAGES,
-        line="settings-lang",
-        label="settings-btn-lang",
         read=lambda s: s.language,
         write=lambda s, v: replace(s, language=v),
         word=lambda v, _: v,
