@@ -1,11 +1,9 @@
 """Acting on a game: the one way in for both front ends, the chat's handlers and the Mini App.
 
-:meth:`Actions.act` runs a command under the game's lock (`bot.locks`) through
-:meth:`bot.service.GameService.act` — one transaction, committed before anything is answered —
-and returns a typed result (:mod:`bot.outcomes`). The front end answers with it at once (a
-callback query's toast, the page's response) and only then hands the committed version on with
-:meth:`Actions.publish`: the turn timers are re-armed and delivery (with the Mini App's pages
-that follow it) shows it. Nothing slow stands between the commit and the answer.
+:meth:`Actions.act` commits a :class:`~bot.service.Request` under the game's lock and returns
+a typed result (:mod:`bot.outcomes`); the front end answers with it at once and only then hands
+the version on (:meth:`Actions.publish`: the turn timer, delivery, the pages). Nothing slow
+stands between the commit and the answer.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
-"""Delivery: from a committed version of a game to what each chat shows.
+"""Delivery: from a committed version of a game to what each chat shows (the order, the budget
+and the records: docs/architecture.md, "Delivery"; the lanes: :mod:`bot.lanes`).
 
-The service is the only writer of game state. After a commit it hands delivery the new
-version, decoded once (:class:`~bot.game_state.View`); delivery never reloads a game it was
-handed. Per chat it works out what should be shown next (see :mod:`bot.lanes` for the order and
-the budget):
-
-* in the group: the round's results and the session's end (from the stored outbox, until
-  posted), a new round's table, a mention for a player on turn who has no private chat, then
-  edits of the live table (newest state only, paced), then stale buttons removed;
-* in each player's private chat: a *new* message with the action buttons when the turn passes
-  to them (only new messages make a phone buzz; edits never do), the previous one losing its
-  buttons, and quiet edits of the hand otherwise.
-
-What was shown is recorded in delivery's own tables, which it alone writes (the games are the
-service's) — table and hand message ids, how many results were posted, the version the table
-shows (`screens`), the digest of what each message shows — so a retry or a restart never
-re-sends the same thing and never asks Telegram for an edit that changes nothing. A player's
-turn clock starts only when a message naming them as the one to act has been delivered
-(`GameService.start_clocks`).
-
-When replicas share the database, a chat is shown only by the holder of its lease
-(:mod:`bot.replicas`); the others drop what they knew of its games. Its followers (the Mini
-App's pages, :class:`~bot.game_state.Follower`) are handed every version, whoever shows the chat.
+Delivery never reloads a game it was handed and never writes one; it alone writes what was
+shown (`screens`, the digests), so a retry or a restart neither re-sends nor re-edits. With
+replicas a chat is shown only by the holder of its lease (:mod:`bot.replicas`); its followers
+(the Mini App's pages) are handed every version, whoever shows the chat.
 
 `Delivery` is one long class on purpose: what a chat shows next depends on all of its records
 at once (tables, hands, results, mentions, clocks, digests); split, one decision would spread

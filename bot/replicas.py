@@ -1,28 +1,20 @@
-"""Several bot processes on one database (replicas behind a webhook): who does what.
+"""Several bot processes on one PostgreSQL database (replicas behind a webhook): who does what.
 
-On PostgreSQL any number of bot processes may run at once, each receiving a share of the
-updates. The database is the one truth: every action is a transaction there, and a game saved
-from a stale copy is refused and judged again (`VersionConflict`). What a process would
-otherwise keep to itself is shared through the database:
+The database is the one truth (a game saved from a stale copy is refused and judged again);
+what a process would otherwise keep to itself is shared through it:
 
-* **a chat's delivery** has one owner at a time, the holder of the chat's lease
-  (``chat:<id>``), so the chat's flood budget is spent by one process and nothing is shown
-  twice. A process that commits an action in a chat takes the lease if it is free; if
-  another process holds it, that one shows the new version: it polls the games saved lately
-  (`Storage.games_updated_since`) every `POLL_SECONDS`. The holder renews its leases every
-  `RENEW_SECONDS` and gives up a chat quiet for `IDLE_SECONDS`; its note is the chat's
-  recent sends, so that the next holder counts them against the chat's budget. A process that
-  dies keeps its leases until they run out (`LEASE_SECONDS`); then whoever commits there, or
-  finds the chat behind (`Storage.stale_views`), takes over, counting the sends the dead one
-  may have made since its last note.
-* **turn deadlines** are claimed from the database (`Storage.claim_due`), so whichever
-  process is alive fires them (see `bot.timers`);
-* **periodic jobs** (the sweep of idle games, pruning) run in the process holding the job's
-  lease (``job:<name>``).
+* **a chat's delivery** belongs to the holder of the chat's lease (``chat:<id>``), so the
+  chat's flood budget is spent by one process and nothing is shown twice. A process that
+  commits in a chat takes the lease if it is free; else the holder shows the new version, as
+  it polls the games saved lately every `POLL_SECONDS`. The holder renews its leases every
+  `RENEW_SECONDS`, gives up a chat quiet for `IDLE_SECONDS`, and notes the chat's recent sends
+  for the next holder's budget. A dead process's leases run out (`LEASE_SECONDS`); then whoever
+  commits there, or finds the chat behind, takes over, counting the sends it may have made
+  since its last note;
+* **turn deadlines** are claimed from the database (`bot.timers`);
+* **periodic jobs** run in the process holding the job's lease (``job:<name>``).
 
-A replica's loops (poll, renew, heartbeat, adopt) are repeating jobs of the bot's one
-scheduler (`bot.scheduler`). Polling (one process, SQLite) needs none of it: `Replica` is only
-made for a database that other processes may share.
+Its loops are jobs of the one scheduler; with SQLite (one process) no `Replica` is made.
 """
 
 from __future__ import annotations

@@ -1,22 +1,15 @@
-"""One scheduler and one clock for everything the bot does later: turn timeouts and warnings,
-the bookkeeping of delivery, the periodic sweeps, the replicas' leases and polls, the Mini
-App's watch, the /endgame question's expiry.
+"""One scheduler and one clock for everything the bot does later (docs/architecture.md).
 
 * :class:`Clock` is the wall clock (unix time, like the stored deadlines) and the one way to
-  wait on it; :class:`FakeClock` stands still until a test moves it (`FakeClock.advance`),
-  which wakes every scheduler waiting on it.
-* :class:`Scheduler` keeps one heap of jobs, each under a key: a one-shot at a deadline
-  (`at`, `after`) or a repeating one (`every`, the next run counted from the end of the last,
-  so a slow run never piles up). Arming a key again replaces its job; `cancel` forgets it.
-  One task sleeps until the earliest job; a job runs as a task of its own, and a failure is
-  logged, never fatal.
-* :class:`Deadlines` are the jobs that must outlive the process (a restart, or another
-  replica, must still see them): each kind has a handler, and its deadlines are kept in a
-  :class:`DeadlineStore` (:class:`StoredDeadlines`: the storage's ``deadlines`` table);
-  `restore` arms them again at start, an overdue one at once; a due one is claimed from the
-  store first, so that of several replicas one runs it.
-  Turn deadlines are kept in the same table (kind ``turn``), but written with the game by
-  the service (`Transaction.save_game`, `start_clock`) and fired by `bot.timers`.
+  wait on it; :class:`FakeClock` stands still until a test moves it (`FakeClock.advance`).
+* :class:`Scheduler` keeps one heap of jobs, each under a key: a one-shot (`at`, `after`) or a
+  repeating one (`every`, the next run counted from the end of the last, so a slow run never
+  piles up). Arming a key again replaces its job. A job runs as a task of its own, and a
+  failure is logged, never fatal.
+* :class:`Deadlines` are the jobs that must outlive the process, kept in a
+  :class:`DeadlineStore`; `restore` arms them again at start, and a due one is claimed from the
+  store first, so that of several replicas one runs it. Turn deadlines share the table but are
+  the service's and `bot.timers`'.
 """
 
 from __future__ import annotations

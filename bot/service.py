@@ -1,19 +1,15 @@
 """The game service: load a game, act through rules/, save through storage/ — one transaction per
-action. Nothing here knows Telegram; the front ends (the handlers, the Mini App) call it and
-render what it returns, and never reach the storage themselves: what they read is in
-:mod:`bot.service_reads`, what they change outside a game in :mod:`bot.service_settings`
-(both bases of :class:`GameService`).
-
-A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``; its
-records and their decoding are in :mod:`bot.game_state`, who may sit down with which chips in
-:mod:`bot.seating`, who may end a game, close a lobby or change a group's settings in
-:mod:`bot.permissions`, what a settled round adds to the statistics in :mod:`bot.round_stats`,
-and the refusals in :mod:`bot.errors` (importable from here too).
+action. Nothing here knows Telegram; the front ends call it and never reach the storage: what
+they read is in :mod:`bot.service_reads`, what they change outside a game in
+:mod:`bot.service_settings` (both bases of :class:`GameService`). Beside it: the stored
+records (:mod:`bot.game_state`), seats and refills (:mod:`bot.seating`), who may do what
+(:mod:`bot.permissions`), a round's statistics (:mod:`bot.round_stats`), the refusals
+(:mod:`bot.errors`, importable from here too).
 
 Longer than 500 lines on purpose: what stays here is one action's path — the decoded games
 kept by version, the checks before the engine (stale press, wrong chat, whose turn), the
 engine's command, and the commit with its chips, statistics, results to post and news — whose
-steps read and write the same records; everything beside that path has a module of its own.
+steps read and write the same records.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The start-up pre-flight: ask the Bot API who we are (getMe) before PTB starts.
 
-PTB's own start (``Application.initialize`` → ``Bot.get_me``) turns a rejected token or an
-unreachable Bot API into a long traceback (with the token in it) and an exit. Here instead:
-
-* a token Telegram rejects (401, or 404 for a URL that is not a Bot API) is one line and exit 1
-  (:class:`StartupError` carries that line; it never holds the token);
-* a Bot API that cannot be reached (connection refused, DNS failure, time-out, a 5xx answer,
-  flood control) is asked again after 1, 2, 4 … 30 s, one log line per failed attempt, until it
-  answers; SIGTERM/SIGINT during the wait ends it at once (:func:`wait_for_bot_api` → False).
-
-The pre-flight runs its own short event loop with its own ``telegram.Bot`` and transport; the
-application's bot is not touched, only its token and URL are read.
+PTB's own start turns a rejected token or an unreachable Bot API into a long traceback (with
+the token in it). Here a rejected token (401, or 404 for a URL that is not a Bot API) is one
+line and exit 1 (:class:`StartupError`, never holding the token), and an unreachable Bot API
+is asked again after 1, 2, 4 … 30 s, one log line per attempt, until it answers or SIGTERM /
+SIGINT ends the wait. The pre-flight runs its own short event loop, bot and transport.
 """
 
 from __future__ import annotations

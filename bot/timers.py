@@ -1,14 +1,11 @@
-"""Turn timers on the one scheduler (`bot.scheduler`): a job per game with a deadline, under
-the key ``("turn", game)``, so ten thousand running games cost ten thousand heap entries, not
-ten thousand sleeping tasks. The deadlines themselves are stored by the service, in the
-scheduler's table (``deadlines``, kind ``turn``, keyed by the game; `Transaction.save_game`,
-`start_clock`): a restart arms them again from there (`bot.app.post_init`).
+"""Turn timers on the one scheduler (`bot.scheduler`): a job per game with a deadline, under the
+key ``("turn", game)`` (ten thousand games cost ten thousand heap entries, not sleeping tasks).
+The deadlines are the service's, stored with the game; a restart arms them again from there.
 
-When several processes share the database, the due deadlines are claimed from it
-(`Storage.claim_due`) instead, so whichever process is alive fires them, the deadlines armed
-in another process or left by one that died included: `arm` only tells when to look next, and
-every ``poll`` seconds the due games are claimed for ``hold`` seconds and fired; a fire that
-fails is tried again once its claim runs out.
+With replicas the due deadlines are claimed from the database (`Storage.claim_due`) instead,
+so whichever process is alive fires them: `arm` only tells when to look next, and every
+``poll`` seconds the due games are claimed for ``hold`` seconds and fired; a fire that fails
+is tried again once its claim runs out.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The bot's HTTP transport to the Bot API: python-telegram-bot's BaseRequest over aiohttp.
 
-PTB's default transport (httpx) costs about 1.4 ms of CPU per Bot API call on our machine; this
-one about a quarter of that (measured: docs/performance.md). Every game action makes at least
-two calls (its update arrives through getUpdates, and it is answered with answerCallbackQuery),
-so the transport was the largest single cost of the bot under load.
-
-JSON both ways by orjson: requests go as ``application/json`` bodies built from the request's
-parameters (as PTB's docs suggest for a custom JSON library), answers are parsed by orjson. The
-message a pressed button sits on comes back with every callback query, text, entities and
-keyboard included, and parsing those into PTB objects was the largest part of handling a press:
-the bot reads only where that message is (its chat, id and topic), so the rest is left out
-before PTB parses the update (``_slim_updates``).
+PTB's default transport (httpx) cost about four times the CPU per Bot API call, and every
+action makes at least two calls (docs/performance.md). JSON goes both ways by orjson. The
+message a pressed button sits on comes back with every callback query, text and keyboard
+included, and parsing those was the largest part of handling a press: the handlers read only
+where that message is, so the rest is left out before PTB parses the update (``_slim_updates``).
 """
 
 from __future__ import annotations
