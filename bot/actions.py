@@ -12,6 +12,7 @@ import logging
 from typing import Protocol
 
 from cachetools import LRUCache
+from telegram import User
 
 from bot.errors import AlreadyDone, Duplicate, Refused
 from bot.game_state import View, meta_of
@@ -27,7 +28,8 @@ from bot.outcomes import (
     joined_mid_round,
     refill_of,
 )
-from bot.service import GameService, Request
+from bot.permissions import AdminCheck
+from bot.service import Actor, GameService, Request
 
 log = logging.getLogger(__name__)
 # An action is logged at INFO when it changes the course of the game (seats, bank, rounds);
@@ -46,6 +48,18 @@ ROUND_EVENTS = frozenset(
     }
 )
 PUBLISHED_KEEP = 4096  # games whose newest published version is remembered
+NAME_LIMIT = 64
+
+
+def display_name(user: User) -> str:
+    """A person's name as the games show it, whichever front end he came through."""
+    name = " ".join(user.full_name.split()) or (user.username or str(user.id))
+    cleaned = "".join(ch for ch in name if ch.isprintable())
+    return cleaned[:NAME_LIMIT] or str(user.id)
+
+
+def actor_of(user: User, admin: AdminCheck | None = None) -> Actor:
+    return Actor(user.id, display_name(user), admin)
 
 
 class Clocks(Protocol):

@@ -27,7 +27,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot import deep_links, render
-from bot.actions import Actions
+from bot.actions import Actions, display_name
 from bot.delivery import Delivery
 from bot.game_state import View, meta_of
 from bot.lanes import Limiter
@@ -37,7 +37,7 @@ from bot.permissions import AdminCheck
 from bot.replicas import Replica
 from bot.replies import Cooldowns, Replies, pointer_text
 from bot.scheduler import Deadlines, Scheduler, StoredDeadlines
-from bot.service import Actor, Command, GameService, Refused, Request
+from bot.service import Command, GameService, Refused, Request
 from bot.service_reads import StoredGame
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
@@ -49,7 +49,6 @@ log = logging.getLogger(__name__)
 # With replicas, another process may record that a player opened the private chat (/start):
 # what delivery knows of people is read again this often.
 SHARED_USER_SECONDS = 5.0
-NAME_LIMIT = 64
 # ASCII digits only: \d (and int()) would read other scripts' digits too, «/bet ٣٠» as 30.
 AMOUNT = re.compile(r"^\+?[0-9]{1,15}$")
 ADMIN_TTL = 60.0
@@ -151,16 +150,6 @@ class Runtime:
 def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
     rt: Runtime = context.application.bot_data["runtime"]
     return rt
-
-
-def display_name(user: User) -> str:
-    name = " ".join(user.full_name.split()) or (user.username or str(user.id))
-    cleaned = "".join(ch for ch in name if ch.isprintable())
-    return cleaned[:NAME_LIMIT] or str(user.id)
-
-
-def actor_of(user: User, admin: AdminCheck | None = None) -> Actor:
-    return Actor(user.id, display_name(user), admin)
 
 
 def thread_of(message: Message | None) -> int:

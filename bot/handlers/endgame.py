@@ -10,16 +10,15 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot import render
+from bot.actions import actor_of, display_name
 from bot.callbacks import parse_end
 from bot.handlers.common import (
     Asked,
     Runtime,
-    actor_of,
     admin_check,
     alert,
     answer,
     command_game,
-    display_name,
     group_command,
     pressed,
 )

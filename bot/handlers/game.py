@@ -11,18 +11,17 @@ from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
 from bot import render
+from bot.actions import actor_of, display_name
 from bot.callbacks import ACT_COMMANDS, Act, GameButton, parse_game
 from bot.handlers.common import (
     Asked,
     Handler,
     Runtime,
-    actor_of,
     admin_check,
     alert,
     answer,
     command,
     command_game,
-    display_name,
     group_command,
     parse_amount,
     person_language,

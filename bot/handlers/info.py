@@ -12,12 +12,12 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 from telegram.error import TelegramError
 
 from bot import chart, render
+from bot.actions import display_name
 from bot.handlers.common import (
     Asked,
     answer_command,
     command,
     command_game,
-    display_name,
     group_command,
     odds_text,
     private_reachable,

@@ -8,12 +8,12 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot import deep_links, render
+from bot.actions import display_name
 from bot.handlers.common import (
     Asked,
     Handler,
     admin_check,
     command,
-    display_name,
     person_language,
     runtime,
 )

@@ -43,7 +43,6 @@ REQUESTS_PER_WINDOW = 40
 WINDOW_SECONDS = 10.0
 MEMBER_SECONDS = 60.0  # how long Telegram's answer to "is this person in the group" is trusted
 MEMBER_CACHE = 20_000
-NAME_LIMIT = 64
 PAGE_ACTS = frozenset(ACT_COMMANDS) | {Act.ODDS}
 MEMBERS = frozenset(
     {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.MEMBER}
@@ -187,9 +186,3 @@ def press_of(body: Any) -> tuple[int, int, Act, int | None] | None:
     if amount is not None and not (type(amount) is int and 1 <= amount <= 10**12):
         return None
     return game, version, pressed, amount
-
-
-def display_name(init: InitData) -> str:
-    name = " ".join(init.user.full_name.split()) or init.user.username or str(init.user.id)
-    cleaned = "".join(ch for ch in name if ch.isprintable())
-    return cleaned[:NAME_LIMIT] or str(init.user.id)

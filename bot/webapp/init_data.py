@@ -4,7 +4,7 @@ A Mini App page gets ``initData`` from the Telegram client: a query string whose
 hex HMAC-SHA256 of the other fields (sorted by key, ``key=value`` joined by newlines), keyed by
 HMAC-SHA256 of the bot token under the key ``WebAppData``. Only Telegram and the bot know the
 token, so a valid hash proves the fields, the user's id among them, came from Telegram; the
-``auth_date`` bounds how long a copied string stays good. Standard library only.
+``auth_date`` bounds how long a copied string stays good.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
+
+from telegram import User
 
 DEFAULT_MAX_AGE = 86_400  # seconds: a page opened today may act until tomorrow
 # A client's clock may run a little ahead of the server's.
@@ -32,21 +34,8 @@ class InitDataError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class WebAppUser:
-    id: int
-    first_name: str
-    last_name: str = ""
-    username: str = ""
-    language_code: str = ""
-
-    @property
-    def full_name(self) -> str:
-        return " ".join(part for part in (self.first_name, self.last_name) if part)
-
-
-@dataclass(frozen=True, slots=True)
 class InitData:
-    user: WebAppUser
+    user: User
     auth_date: int
     start_param: str = ""
     chat_type: str = ""
@@ -84,12 +73,13 @@ def validate(
     try:
         auth_date = int(fields["auth_date"])
         user = json.loads(fields["user"])
-        person = WebAppUser(
+        person = User(
             id=int(user["id"]),
             first_name=str(user.get("first_name", "")),
-            last_name=str(user.get("last_name", "")),
-            username=str(user.get("username", "")),
-            language_code=str(user.get("language_code", "")),
+            is_bot=False,
+            last_name=str(user.get("last_name", "")) or None,
+            username=str(user.get("username", "")) or None,
+            language_code=str(user.get("language_code", "")) or None,
         )
     except (KeyError, ValueError, TypeError):
         raise InitDataError("malformed") from None

@@ -21,16 +21,16 @@ import orjson
 from aiohttp import web
 
 from bot import render
+from bot.actions import actor_of
 from bot.callbacks import ACT_COMMANDS, Act
 from bot.game_state import View
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
-from bot.service import Actor, Command, Request
+from bot.service import Command, Request
 from bot.webapp.asking import (
     Asker,
     Askers,
     Backend,
     Problem,
-    display_name,
     json_response,
     press_of,
 )
@@ -153,7 +153,7 @@ class MiniApp:
         asker = Asker(asker.init, lang, stored.chat_id, stored.thread_id)
         if act is Act.ODDS:
             return json_response({"ok": True, "toast": render.odds_text(view.game, user.id, lang)})
-        actor = Actor(user.id, display_name(asker.init))
+        actor = actor_of(user)
         # Pressed at the table itself (origin): the page shows only a table its person sees.
         command = Command(ACT_COMMANDS[act], amount)
         result = await self.rt.actions.act(
