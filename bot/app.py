@@ -166,7 +166,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         scheduler.every(("deadlines",), ORPHAN_SECONDS, rt.deadlines.look)
     await _register_commands(application)
     scheduler.every(("sweep",), SWEEP_INTERVAL, partial(sweep_stale, rt), first=5.0)
-    _beat()
+    await heartbeat()
     scheduler.every(("heartbeat",), HEARTBEAT_INTERVAL, heartbeat)
     scheduler.every(("prune",), PRUNE_INTERVAL, partial(prune_job, rt))
     scheduler.start()
@@ -256,10 +256,6 @@ async def prune_job(rt: Runtime) -> None:
 
 async def heartbeat() -> None:
     """Proof of a live event loop for the container's health check (bot/health.py)."""
-    _beat()
-
-
-def _beat() -> None:
     try:
         beat()
     except OSError as error:

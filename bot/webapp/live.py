@@ -38,14 +38,6 @@ WATCH = ("miniapp_watch",)  # its key on the scheduler
 VIEW_CACHE = 4096
 
 
-class Page:
-    """One open event stream: woken when its table's game may have changed."""
-
-    def __init__(self) -> None:
-        self.changed = asyncio.Event()
-        self.changed.set()  # the first state goes out at once
-
-
 class Live:
     """The newest committed version of each table's game, the state each person sees of it, and
     the pages that follow it."""
@@ -56,7 +48,8 @@ class Live:
         self.rt = rt
         self.askers = askers
         self.clock = clock
-        self._pages: dict[tuple[int, int], set[Page]] = {}
+        # (chat, thread) -> an event per open stream, set when the table's game may have changed
+        self._pages: dict[tuple[int, int], set[asyncio.Event]] = {}
         self.views: LRUCache[int, View] = LRUCache(VIEW_CACHE)
         self._tables: dict[tuple[int, int], int] = {}  # (chat, thread) -> its newest game
         self._settled: LRUCache[int, RoundSettled] = LRUCache(VIEW_CACHE)
@@ -117,7 +110,7 @@ class Live:
 
     def _wake(self, table: tuple[int, int]) -> None:
         for page in self._pages.get(table, ()):
-            page.changed.set()
+            page.set()
 
     async def _watch(self) -> None:
         """Replicas: the games other processes saved, for the tables with open pages here."""
@@ -222,7 +215,8 @@ class Live:
             }
         )
         await stream.prepare(request)
-        page = Page()
+        page = asyncio.Event()
+        page.set()  # the first state goes out at once
         self._streams.add(stream)
         user_id = asker.init.user.id
         self._streams_of[user_id] = self._streams_of.get(user_id, 0) + 1
@@ -231,11 +225,11 @@ class Live:
         try:
             while True:
                 try:
-                    await asyncio.wait_for(page.changed.wait(), PING_SECONDS)
+                    await asyncio.wait_for(page.wait(), PING_SECONDS)
                 except TimeoutError:
                     await stream.write(b": ping\n\n")
                     continue
-                page.changed.clear()
+                page.clear()
                 view = await self.visible(asker)
                 if view is not None and table is None:
                     # Follow this table from now on (the asker's chat, or the game he sits in).
