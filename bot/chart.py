@@ -3,16 +3,16 @@
 Only the object-oriented API of matplotlib is used — a ``Figure`` drawn by ``FigureCanvasAgg`` —
 so nothing needs a display and no pyplot state is shared between renders. A render takes tens
 to hundreds of milliseconds of CPU: call :func:`render_balance_chart` through
-``asyncio.to_thread`` (as :func:`render_balance_chart_async` does) so the event loop never blocks.
+``asyncio.to_thread`` so the event loop never blocks.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import io
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import TYPE_CHECKING
@@ -172,26 +172,11 @@ def _draw(
     FigureCanvasAgg(figure)  # attaches itself: savefig draws with Agg, no display
     ax = figure.add_subplot()
     ax.axhline(start, color=START, linestyle="--", linewidth=1.2, zorder=1)
-    ax.fill_between(
-        x,
-        balances,
-        start,
-        where=[b >= start for b in balances],
-        step="post",
-        color=GAIN,
-        alpha=0.15,
-        linewidth=0,
-    )
-    ax.fill_between(
-        x,
-        balances,
-        start,
-        where=[b <= start for b in balances],
-        step="post",
-        color=LOSS,
-        alpha=0.15,
-        linewidth=0,
-    )
+    for color, sign in ((GAIN, 1), (LOSS, -1)):
+        where = [(b - start) * sign >= 0 for b in balances]
+        ax.fill_between(
+            x, balances, start, where=where, step="post", color=color, alpha=0.15, linewidth=0
+        )
     ax.step(
         x,
         balances,
@@ -223,11 +208,18 @@ def _draw(
     return figure, ax
 
 
-def _checked(points: Sequence[tuple[float, int]], size: tuple[int, int]) -> None:
+@contextmanager
+def _drawn(
+    points: Sequence[tuple[float, int]], *, title: str, lang: str, size: tuple[int, int]
+) -> Iterator[tuple[Figure, Axes]]:
+    import matplotlib
+
     if not points:
         raise ValueError("no points to chart")
     if size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"bad size {size!r}")
+    with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
+        yield _draw(points, title=title, lang=lang, size=size)
 
 
 def render_balance_chart(
@@ -240,11 +232,7 @@ def render_balance_chart(
     """A PNG of exactly ``size`` pixels: the balance after each movement as a step line over
     time (UTC), the starting balance dashed, numbers and dates as ``lang`` writes them.
     ``points`` are (unix time, balance), oldest first, at least one."""
-    import matplotlib
-
-    _checked(points, size)
-    with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
-        figure, _ = _draw(points, title=title, lang=lang, size=size)
+    with _drawn(points, title=title, lang=lang, size=size) as (figure, _):
         out = io.BytesIO()
         figure.savefig(out, format="png", dpi=DPI)
     return out.getvalue()
@@ -258,35 +246,13 @@ def axis_texts(
 ) -> tuple[list[str], list[str], str]:
     """What the drawn chart writes on its axes: the x tick labels, the y tick labels and the
     x axis label (for tests: the labels matplotlib really chose)."""
-    import matplotlib
-
-    _checked(points, size)
-    with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
-        figure, ax = _draw(points, title="", lang=lang, size=size)
+    with _drawn(points, title="", lang=lang, size=size) as (figure, ax):
         figure.canvas.draw()
-        low, high = ax.get_xlim()
-        xs = [
-            label.get_text()
-            for label, value in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
-            if low <= value <= high
-        ]
-        bottom, top = ax.get_ylim()
-        ys = [
-            label.get_text()
-            for label, value in zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)
-            if bottom <= value <= top
-        ]
-        return xs, ys, ax.get_xlabel()
-
-
-async def render_balance_chart_async(
-    points: Sequence[tuple[float, int]],
-    *,
-    title: str,
-    lang: str,
-    size: tuple[int, int] = (800, 450),
-) -> bytes:
-    """:func:`render_balance_chart` in a worker thread."""
-    return await asyncio.to_thread(
-        render_balance_chart, list(points), title=title, lang=lang, size=size
-    )
+        (low, high), (bottom, top) = ax.get_xlim(), ax.get_ylim()
+        xs = zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+        ys = zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)
+        return (
+            [label.get_text() for label, value in xs if low <= value <= high],
+            [label.get_text() for label, value in ys if bottom <= value <= top],
+            ax.get_xlabel(),
+        )

@@ -157,8 +157,11 @@ async def cmd_chart(asked: Asked) -> None:
         await asked.say(render.text("chart-none", lang, name=name))
         return
     try:
-        png = await chart.render_balance_chart_async(
-            history.points, title=render.chart_title(name, lang), lang=lang
+        png = await asyncio.to_thread(
+            chart.render_balance_chart,
+            history.points,
+            title=render.chart_title(name, lang),
+            lang=lang,
         )
     except Exception:
         log.exception("chart failed chat=%s user=%s", chat.id, target.id)
