@@ -37,7 +37,7 @@ class Act(StrEnum):
 AMOUNT_ACTS = frozenset({Act.BANK, Act.BET})
 # The service's command (`bot.service.Command.kind`) each acting button presses: its own name;
 # 👁 and 💡 only show the presser his own cards or odds.
-ACT_COMMANDS = {act: act.value for act in Act if act not in (Act.PEEK, Act.ODDS)}
+ACT_COMMANDS: dict[Act, str] = {act: act.value for act in Act if act not in (Act.PEEK, Act.ODDS)}
 
 _GAME = re.compile(
     r"^g:(?P<game>[1-9]\d{0,11}):(?P<version>[1-9]\d{0,9}):(?P<act>[a-z]{3,6})"

@@ -428,10 +428,22 @@ class Delivery:
                 log.error("edit refused chat=%s message=%s: %s", chat_id, message_id, error)
             elif verdict.fate is not Fate.NOT_MODIFIED:
                 raise
-        self._shown[(chat_id, message_id)] = stamp
-        async with self.storage.transaction() as tx:
-            await tx.record_shown(chat_id, message_id, stamp)
+        await self._record((chat_id, message_id, stamp))
         return True
+
+    async def _record(
+        self, shown: tuple[int, int, str] | None, game: int = 0, **screen: Any
+    ) -> None:
+        """What a message shows now (its digest) and the game's record of what delivery showed
+        (`set_screen`; a game pruned meanwhile has none), written in one transaction."""
+        if shown is not None:
+            self._shown[shown[:2]] = shown[2]
+        async with self.storage.transaction() as tx:
+            if screen:
+                with suppress(GameNotFound):
+                    await tx.set_screen(game, **screen)
+            if shown is not None:
+                await tx.record_shown(*shown)
 
     async def _post_outbox(self, view: View, item: dict[str, Any]) -> None:
         game_id = view.game_id
@@ -471,12 +483,10 @@ class Delivery:
                         self._finish_result(view, older)
                     self._results[game_id] = (message_id, settled)
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
-        async with self.storage.transaction() as tx:
-            await tx.set_screen(game_id, posted_seq=seq)
-            if message_id is not None and rendered is not None:
-                await tx.record_shown(view.stored.chat_id, message_id, digest(rendered))
+        posted = None
         if message_id is not None and rendered is not None:
-            self._shown[(view.stored.chat_id, message_id)] = digest(rendered)
+            posted = (view.stored.chat_id, message_id, digest(rendered))
+        await self._record(posted, game_id, posted_seq=seq)
 
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
@@ -486,17 +496,14 @@ class Delivery:
         previous = self._tables.get(game_id)
         since = view.meta.table_since
         self._tables[game_id] = (since, sent.message_id)
-        stamp = digest(rendered)
-        self._shown[(chat_id, sent.message_id)] = stamp
-        async with self.storage.transaction() as tx:
-            # Recorded with the round's table it shows: a newer one recorded already stays.
-            await tx.set_screen(
-                game_id,
-                table_since=since,
-                table_message_id=sent.message_id,
-                shown_version=view.version,
-            )
-            await tx.record_shown(chat_id, sent.message_id, stamp)
+        # Recorded with the round's table it shows: a newer one recorded already stays.
+        await self._record(
+            (chat_id, sent.message_id, digest(rendered)),
+            game_id,
+            table_since=since,
+            table_message_id=sent.message_id,
+            shown_version=view.version,
+        )
         if previous is not None and previous[1] != sent.message_id:
             self._strip_later(game_id, chat_id, previous[1])
         self._table_done(view)
@@ -571,9 +578,7 @@ class Delivery:
         )
         self._mentioned[view.game_id] = view.meta.actor_since
         # Recorded at once (a mention a turn, rare): a restart does not mention the turn again.
-        async with self.storage.transaction() as tx:
-            with suppress(GameNotFound):
-                await tx.set_screen(view.game_id, mentioned_since=view.meta.actor_since)
+        await self._record(None, view.game_id, mentioned_since=view.meta.actor_since)
         self._clock(view)
 
     async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:
@@ -583,8 +588,6 @@ class Delivery:
         sent = await self._send(player, 0, rendered, quiet=not notice)
         old = self._hands.get(key)
         self._hands[key] = (stamp_notice, sent.message_id)
-        stamp = digest(rendered, stamp_notice)
-        self._shown[(player, sent.message_id)] = stamp
         # Delivery is the only writer of the hand messages: what it knows is what is stored.
         hands = {
             p: found[1]
@@ -592,10 +595,8 @@ class Delivery:
             if (found := self._hands.get((view.game_id, p))) is not None
         }
         self._hand_ids[view.game_id] = hands
-        async with self.storage.transaction() as tx:
-            with suppress(GameNotFound):
-                await tx.set_screen(view.game_id, hand_messages=hands)
-            await tx.record_shown(player, sent.message_id, stamp)
+        stamp = digest(rendered, stamp_notice)
+        await self._record((player, sent.message_id, stamp), view.game_id, hand_messages=hands)
         if old is not None and old[1] != sent.message_id:
             self._strip_later(view.game_id, player, old[1])
         self._hand_done(view, player)
@@ -648,10 +649,7 @@ class Delivery:
             log.info("buttons not removed chat=%s message=%s: %s", chat_id, message_id, error)
         shown = self._shown.get((chat_id, message_id))
         if shown is not None:
-            stripped = shown[:-1] + "-"
-            self._shown[(chat_id, message_id)] = stripped
-            async with self.storage.transaction() as tx:
-                await tx.record_shown(chat_id, message_id, stripped)
+            await self._record((chat_id, message_id, shown[:-1] + "-"))
 
     # ---------------------------------------------------------------- the turn clock
 
