@@ -238,29 +238,6 @@ class DeadlineStore(Protocol):
         those no other process claimed (each is then this one's for a while)."""
 
 
-class MemoryDeadlines:
-    """A store that lives as long as the process (tests, or no storage at hand)."""
-
-    def __init__(self) -> None:
-        self._due: dict[tuple[str, str], float] = {}
-
-    async def save(self, kind: str, key: str, due: float) -> None:
-        self._due[(kind, key)] = due
-
-    async def drop(self, kind: str, key: str, due: float | None = None) -> None:
-        if due is None or self._due.get((kind, key)) == due:
-            self._due.pop((kind, key), None)
-
-    async def load(self, kind: str) -> list[tuple[str, float]]:
-        return sorted((key, due) for (k, key), due in self._due.items() if k == kind)
-
-    async def claim(self, kind: str, now: float) -> list[tuple[str, float]]:
-        return sorted(
-            ((key, due) for key, due in await self.load(kind) if due <= now),
-            key=lambda found: (found[1], found[0]),
-        )
-
-
 # How long a process that claimed a due deadline has to run it before another may: a process
 # that dies meanwhile leaves it to the others once the claim runs out.
 CLAIM_SECONDS = 30.0

@@ -16,7 +16,6 @@ from bot.scheduler import (
     Deadlines,
     FakeClock,
     Job,
-    MemoryDeadlines,
     Scheduler,
     StoredDeadlines,
 )
@@ -34,6 +33,29 @@ async def scheduler(clock: FakeClock) -> AsyncIterator[Scheduler]:
     scheduler.start()
     yield scheduler
     await scheduler.stop()
+
+
+class MemoryDeadlines:
+    """A `DeadlineStore` that lives as long as the test."""
+
+    def __init__(self) -> None:
+        self._due: dict[tuple[str, str], float] = {}
+
+    async def save(self, kind: str, key: str, due: float) -> None:
+        self._due[(kind, key)] = due
+
+    async def drop(self, kind: str, key: str, due: float | None = None) -> None:
+        if due is None or self._due.get((kind, key)) == due:
+            self._due.pop((kind, key), None)
+
+    async def load(self, kind: str) -> list[tuple[str, float]]:
+        return sorted((key, due) for (k, key), due in self._due.items() if k == kind)
+
+    async def claim(self, kind: str, now: float) -> list[tuple[str, float]]:
+        return sorted(
+            ((key, due) for key, due in await self.load(kind) if due <= now),
+            key=lambda found: (found[1], found[0]),
+        )
 
 
 def recorder(log: list[str], name: str) -> Job:
