@@ -209,9 +209,10 @@ def _draw(
 
 
 @contextmanager
-def _drawn(
+def drawn(
     points: Sequence[tuple[float, int]], *, title: str, lang: str, size: tuple[int, int]
 ) -> Iterator[tuple[Figure, Axes]]:
+    """The chart drawn, under the render lock (the PNG's, and the axis texts its tests read)."""
     import matplotlib
 
     if not points:
@@ -232,27 +233,7 @@ def render_balance_chart(
     """A PNG of exactly ``size`` pixels: the balance after each movement as a step line over
     time (UTC), the starting balance dashed, numbers and dates as ``lang`` writes them.
     ``points`` are (unix time, balance), oldest first, at least one."""
-    with _drawn(points, title=title, lang=lang, size=size) as (figure, _):
+    with drawn(points, title=title, lang=lang, size=size) as (figure, _):
         out = io.BytesIO()
         figure.savefig(out, format="png", dpi=DPI)
     return out.getvalue()
-
-
-def axis_texts(
-    points: Sequence[tuple[float, int]],
-    *,
-    lang: str,
-    size: tuple[int, int] = (800, 450),
-) -> tuple[list[str], list[str], str]:
-    """What the drawn chart writes on its axes: the x tick labels, the y tick labels and the
-    x axis label (for tests: the labels matplotlib really chose)."""
-    with _drawn(points, title="", lang=lang, size=size) as (figure, ax):
-        figure.canvas.draw()
-        (low, high), (bottom, top) = ax.get_xlim(), ax.get_ylim()
-        xs = zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
-        ys = zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)
-        return (
-            [label.get_text() for label, value in xs if low <= value <= high],
-            [label.get_text() for label, value in ys if bottom <= value <= top],
-            ax.get_xlabel(),
-        )

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from bot import render
-from bot.chart import axis_texts, render_balance_chart, thin
+from bot.chart import drawn, render_balance_chart, thin
 from bot.handlers import month_start
 from bot.replies import SAME_COMMAND_SECONDS
 from storage import StatsDelta
@@ -24,6 +24,26 @@ from tests.bot.test_rounds import play_round
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 DAY = 86400.0
+
+
+def axis_texts(
+    points: Sequence[tuple[float, int]],
+    *,
+    lang: str,
+    size: tuple[int, int] = (800, 450),
+) -> tuple[list[str], list[str], str]:
+    """What the drawn chart writes on its axes, as matplotlib really chose it: the x tick
+    labels, the y tick labels and the x axis label."""
+    with drawn(points, title="", lang=lang, size=size) as (figure, ax):
+        figure.canvas.draw()
+        (low, high), (bottom, top) = ax.get_xlim(), ax.get_ylim()
+        xs = zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+        ys = zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)
+        return (
+            [label.get_text() for label, value in xs if low <= value <= high],
+            [label.get_text() for label, value in ys if bottom <= value <= top],
+            ax.get_xlabel(),
+        )
 
 
 def png_size(data: bytes) -> tuple[int, int]:
