@@ -1,18 +1,8 @@
 """What an action on a game came to, typed: the one answer both front ends (the chat's handlers
 and the Mini App) get from :class:`bot.actions.Actions`. Each front end parses its input, acts,
 and renders the result with :mod:`bot.render.outcomes` — the words of each result are written
-once there — and none of them works out again what the service already decided.
-
-- :class:`Done`: committed (the move was made);
-- :class:`Joined`: committed, a seat taken — for the next round when one is being played, with
-  the daily refill when it came with the seat, and whether the person must still open the
-  private chat with the bot (his cards go there);
-- :class:`Repeated`: the same press applied already (a double tap, or a press delivered twice);
-- :class:`Refusal`: not allowed, with the reason's code and its parameters (the engine's
-  :class:`~rules.errors.RulesError` code and parameters, or the service's own);
-- :class:`Ignored`: the update was processed already; nothing is said.
-
-Pure records: nothing here knows Telegram or the web.
+once there — and none of them works out again what the service already decided. Pure records:
+nothing here knows Telegram or the web.
 """
 
 from __future__ import annotations
@@ -78,8 +68,8 @@ class Joined:
 
 @dataclass(frozen=True, slots=True)
 class Repeated:
-    """The presser's same press was applied already: nothing changed; ``view`` is the game
-    as it is."""
+    """The presser's same press was applied already (a double tap, or a press delivered
+    twice): nothing changed; ``view`` is the game as it is."""
 
     view: View
     user: int
@@ -91,7 +81,8 @@ class Repeated:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Not allowed: ``code`` and ``params`` say why (rendered per language)."""
+    """Not allowed: ``code`` and ``params`` say why, as the engine said it
+    (:class:`~rules.errors.RulesError`) or the service."""
 
     code: str
     params: Mapping[str, Any] = field(default_factory=dict)
