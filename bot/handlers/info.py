@@ -238,13 +238,8 @@ async def cmd_odds(asked: Asked) -> None:
         return
     # Never into the group: the odds tell what the hand holds.
     if await private_reachable(rt, user.id):
-
-        async def send_odds() -> object:
-            return await asked.context.bot.send_message(
-                user.id, found, **rt.delivery.lanes.send_args()
-            )
-
-        rt.delivery.lanes.post(user.id, send_odds, "odds")
+        send = text_sender(rt, asked.context, found, None)
+        rt.delivery.lanes.post(user.id, lambda: send(user.id, None), "odds")
         return
     await asked.say(render.text("odds-press_button", lang))
 
@@ -271,13 +266,8 @@ async def cmd_hand(asked: Asked) -> None:
         # Another replica shows this chat and keeps its hand messages: this one sends the hand
         # once, outside those records (its buttons work wherever they are pressed).
         shown = rt.delivery.screens.hand(await stored_view(rt, stored), user.id)
-
-        async def send() -> object:
-            return await asked.context.bot.send_message(
-                user.id, shown.text, reply_markup=shown.markup, **rt.delivery.lanes.send_args()
-            )
-
-        rt.delivery.lanes.post(user.id, send, "hand")
+        send = text_sender(rt, asked.context, shown.text, shown.markup)
+        rt.delivery.lanes.post(user.id, lambda: send(user.id, None), "hand")
         return
     rt.delivery.resend_hand(stored.game_id, user.id)
     if stored.game_id not in rt.delivery.views():
