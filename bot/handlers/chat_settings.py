@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
 
 from bot import render, settings_options
 from bot.callbacks import parse_setting
 from bot.handlers.common import (
     Asked,
+    Pressed,
     Runtime,
     admin_check,
     alert,
@@ -34,12 +34,9 @@ async def cmd_settings(asked: Asked) -> None:
     await asked.say(menu.text, menu.markup, in_group=True)
 
 
-async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    opened = await pressed(update, context)
-    if opened is None:
-        return
-    rt, query, message, lang = opened
-    user, chat_id = query.from_user, message.chat.id
+@pressed
+async def on_setting_button(press: Pressed) -> None:
+    rt, query, lang, user, chat_id = press.rt, press.query, press.lang, press.user, press.chat_id
     button = parse_setting(query.data)
     if (
         button is None
@@ -48,7 +45,7 @@ async def on_setting_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     ):
         await alert(query, render.refusal("stale_button", {}, lang))
         return
-    admin = admin_check(rt, context, chat_id, user.id)
+    admin = press.admin()
     closing = button.key == settings_options.CLOSE
     try:
         if closing:

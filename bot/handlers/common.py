@@ -196,19 +196,6 @@ async def person_language(
     return rt.settings.default_language
 
 
-async def pressed(
-    update: Update, context: ContextTypes.DEFAULT_TYPE
-) -> tuple[Runtime, CallbackQuery, MaybeInaccessibleMessage, str] | None:
-    """A button pressed on a message still in reach: the runtime, the query, the message and
-    the presser's language (alerts and toasts are read by him alone); None otherwise."""
-    query = update.callback_query
-    if query is None or query.message is None:
-        return None
-    rt = runtime(context)
-    lang = await person_language(rt, query.from_user, query.message.chat.id)
-    return rt, query, query.message, lang
-
-
 async def private_reachable(rt: Runtime, user_id: int) -> bool:
     """Whether an answer to this person goes to his private chat (`bot.replies`)."""
     known = await rt.service.user(user_id)
@@ -358,6 +345,46 @@ def group_command(body: Body) -> Handler:
         await body(asked)
 
     return command(functools.wraps(body)(in_group_only))
+
+
+@dataclass(frozen=True, slots=True)
+class Pressed:
+    """A button pressed on a message still in reach: who pressed, where, and the language of
+    his alerts and toasts (read by him alone, `person_language`)."""
+
+    update: Update
+    context: ContextTypes.DEFAULT_TYPE
+    rt: Runtime
+    query: CallbackQuery
+    message: MaybeInaccessibleMessage
+    lang: str
+
+    @property
+    def user(self) -> User:
+        return self.query.from_user
+
+    @property
+    def chat_id(self) -> int:
+        return self.message.chat.id
+
+    def admin(self) -> AdminCheck:
+        return admin_check(self.rt, self.context, self.chat_id, self.user.id)
+
+
+def pressed(body: Callable[[Pressed], Awaitable[None]]) -> Handler:
+    """The handler of a button whose answer is written by ``body``; a press on a message out
+    of reach is left alone."""
+
+    @functools.wraps(body)
+    async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None or query.message is None:
+            return
+        rt = runtime(context)
+        lang = await person_language(rt, query.from_user, query.message.chat.id)
+        await body(Pressed(update, context, rt, query, query.message, lang))
+
+    return handler
 
 
 async def is_admin(

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import logging
 
-from telegram import ReplyParameters, Update
+from telegram import ReplyParameters
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
 
 from bot import render
 from bot.actions import actor_of, display_name
 from bot.callbacks import parse_end
 from bot.handlers.common import (
     Asked,
+    Pressed,
     Runtime,
     admin_check,
     alert,
@@ -116,18 +116,15 @@ def _close(rt: Runtime, chat_id: int, message_id: int, note: str | None) -> None
     rt.delivery.lanes.post(chat_id, close, "end question closed")
 
 
-async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+@pressed
+async def on_end_button(press: Pressed) -> None:
     """The answer to «end the game?»: only the asker's, only in time."""
-    opened = await pressed(update, context)
-    if opened is None:
-        return
-    rt, query, message, lang = opened
-    user, chat_id = query.from_user, message.chat.id
+    rt, query, lang, user, chat_id = press.rt, press.query, press.lang, press.user, press.chat_id
     button = parse_end(query.data)
     if button is None:
         await alert(query, render.refusal("stale_button", {}, lang))
         return
-    key = (chat_id, message.message_id)
+    key = (chat_id, press.message.message_id)
     group_lang = (await rt.service.chat(chat_id)).language if chat_id < 0 else lang
     if user.id != button.user_id:
         asker = await rt.service.user(button.user_id)
@@ -143,9 +140,9 @@ async def on_end_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await _close_end_ask(rt, key, render.text("endgame-expired", group_lang))
         return
     try:
-        actor = actor_of(user, admin_check(rt, context, chat_id, user.id))
+        actor = actor_of(user, press.admin())
         await rt.actions.perform(
-            Request(button.game_id, actor, Command("end"), update.update_id, origin=chat_id)
+            Request(button.game_id, actor, Command("end"), press.update.update_id, origin=chat_id)
         )
     except Refused as refused:
         if refused.code in ("game_over", "foreign_game"):  # ended meanwhile: the question goes
