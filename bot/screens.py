@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from cachetools import FIFOCache, LRUCache
 
@@ -48,30 +49,25 @@ def same(a: str | None, b: str) -> bool:
     return a is not None and a.split("|", 1)[-1] == b.split("|", 1)[-1]
 
 
+@dataclass(eq=False, kw_only=True)
 class Screens:
     """The renders of the games delivery shows, by version and reader's language."""
 
-    def __init__(
-        self,
-        *,
-        bot_username: str,
-        turn_timeout: int,
-        private_ok: Callable[[int], bool],
-        language_of: Callable[[int], str | None],
-    ) -> None:
-        self.bot_username = bot_username
-        self.turn_timeout = turn_timeout  # the bot's, for chats that set none
-        self.private_ok = private_ok  # whether the bot can write to a player privately
-        self.language_of = language_of  # a player's own language, if he has one
-        # The Mini App, when the bot offers one: its page address and BotFather short name.
-        self.app_url = ""
-        self.app_short_name = ""
-        # (game, player or None for the table, language) -> (version, what it renders to)
-        self._rendered: LRUCache[tuple[int, int | None, str], tuple[int, render.Rendered]] = (
-            LRUCache(RENDER_LIMIT)
-        )
-        # id(rendered) -> (rendered, digest): the object is kept to tell a reused id apart.
-        self._digests: FIFOCache[int, tuple[render.Rendered, str]] = FIFOCache(RENDER_LIMIT)
+    bot_username: str
+    turn_timeout: int  # the bot's, for chats that set none
+    private_ok: Callable[[int], bool]  # whether the bot can write to a player privately
+    language_of: Callable[[int], str | None]  # a player's own language, if he has one
+    # The Mini App, when the bot offers one: its page address and BotFather short name.
+    app_url: str = ""
+    app_short_name: str = ""
+    # (game, player or None for the table, language) -> (version, what it renders to)
+    _rendered: LRUCache[tuple[int, int | None, str], tuple[int, render.Rendered]] = field(
+        init=False, default_factory=lambda: LRUCache(RENDER_LIMIT)
+    )
+    # id(rendered) -> (rendered, digest): the object is kept to tell a reused id apart.
+    _digests: FIFOCache[int, tuple[render.Rendered, str]] = field(
+        init=False, default_factory=lambda: FIFOCache(RENDER_LIMIT)
+    )
 
     def forget(self) -> None:
         """Who may be written to privately changed (shown in the lobby as "✉"): render anew."""
@@ -118,21 +114,21 @@ class Screens:
         """The table of this version, rendered once: a lane asks for it at every free slot
         (to see whether the table is behind), and then sends it."""
         key = (view.game_id, None, view.chat.language)
-        cached = self._rendered.get(key)
-        if cached is not None and cached[0] == view.version:
-            return cached[1]
-        rendered = self._table(view, self.snapshot(view))
-        self._rendered[key] = (view.version, rendered)
-        return rendered
+        return self._once(key, view, lambda: self._table(view, self.snapshot(view)))
 
     def hand(self, view: View, player: int) -> render.Rendered:
         """The player's hand of this version, rendered once (see :meth:`table`)."""
         lang = self.language_of(player) or view.chat.language
         key = (view.game_id, player, lang)
+        return self._once(key, view, lambda: render.hand(self.snapshot(view), player, lang))
+
+    def _once(
+        self, key: tuple[int, int | None, str], view: View, make: Callable[[], render.Rendered]
+    ) -> render.Rendered:
         cached = self._rendered.get(key)
         if cached is not None and cached[0] == view.version:
             return cached[1]
-        rendered = render.hand(self.snapshot(view), player, lang)
+        rendered = make()
         self._rendered[key] = (view.version, rendered)
         return rendered
 
