@@ -9,6 +9,7 @@ stands between the commit and the answer.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from cachetools import LRUCache
@@ -74,22 +75,18 @@ class Shows(Protocol):
     async def committed(self, view: View) -> None: ...
 
 
+@dataclass(eq=False)
 class Actions:
-    def __init__(
-        self,
-        service: GameService,
-        locks: KeyedLocks,
-        clocks: Clocks,
-        shows: Shows,
-    ) -> None:
-        self.service = service
-        self.locks = locks
-        self.clocks = clocks
-        self.shows = shows
-        # game -> the newest version handed on. Answering first lets two actions on one game
-        # reach publish() out of order (the first one's answer took longer): an older
-        # version must not re-arm the timer over a newer one's deadline.
-        self._published: LRUCache[int, int] = LRUCache(PUBLISHED_KEEP)
+    service: GameService
+    locks: KeyedLocks
+    clocks: Clocks
+    shows: Shows
+    # game -> the newest version handed on. Answering first lets two actions on one game
+    # reach publish() out of order (the first one's answer took longer): an older
+    # version must not re-arm the timer over a newer one's deadline.
+    _published: LRUCache[int, int] = field(
+        init=False, default_factory=lambda: LRUCache(PUBLISHED_KEEP)
+    )
 
     async def commit(self, request: Request) -> Outcome:
         """Run one command under the game's lock and commit it; raises the service's refusals

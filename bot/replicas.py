@@ -26,6 +26,7 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final, Protocol
 
 from bot.scheduler import Scheduler
@@ -77,45 +78,40 @@ REPLICA_PREFIX: Final = "replica:"
 REPLICA_JOB: Final = "replica"  # the scheduler's keys of the loops: ("replica", "poll") …
 
 
+@dataclass(eq=False)
 class Replica:
     """This process's part of the shared work (see the module docstring)."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        budget: Budget | None,
-        *,
-        name: str | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.storage = storage
-        self.name = name or replica_name()
-        self.budget = budget
-        self._clock = clock
-        self._held: dict[int, float] = {}  # chat -> when our lease runs out
-        self._active: dict[int, float] = {}  # chat -> last activity
-        self._others: dict[int, float] = {}  # chat -> until when another holds it, as read
-        self._scheduler: Scheduler | None = None
-        self._seen: dict[int, int] = {}  # game -> newest version polled
-        self._chat_of: dict[int, int] = {}  # game -> its chat
-        self._since = 0.0
-        self.on_changed: Callable[[int], Awaitable[None]] | None = None
-        self.on_lost: Callable[[int], None] | None = None
-        self.known_version: Callable[[int], int | None] = lambda game_id: None
-        self.alive = 0  # processes alive at the last heartbeat
+    storage: Storage
+    budget: Budget | None
+    _: KW_ONLY
+    name: str = field(default_factory=replica_name)
+    clock: Callable[[], float] = time.time
+    on_changed: Callable[[int], Awaitable[None]] | None = None
+    on_lost: Callable[[int], None] | None = None
+    known_version: Callable[[int], int | None] = lambda game_id: None
+    alive: int = 0  # processes alive at the last heartbeat
+    _held: dict[int, float] = field(init=False, default_factory=dict)  # chat -> lease until
+    _active: dict[int, float] = field(init=False, default_factory=dict)  # chat -> last activity
+    # chat -> until when another holds it, as read
+    _others: dict[int, float] = field(init=False, default_factory=dict)
+    _scheduler: Scheduler | None = field(init=False, default=None)
+    _seen: dict[int, int] = field(init=False, default_factory=dict)  # game -> version polled
+    _chat_of: dict[int, int] = field(init=False, default_factory=dict)  # game -> its chat
+    _since: float = field(init=False, default=0.0)
 
     # ---------------------------------------------------------------- chats
 
     def holds(self, chat_id: int) -> bool:
         until = self._held.get(chat_id)
-        return until is not None and until - self._clock() > MARGIN_SECONDS
+        return until is not None and until - self.clock() > MARGIN_SECONDS
 
     def held(self) -> list[int]:
         return sorted(self._held)
 
     async def take(self, chat_id: int) -> bool:
         """Whether this process delivers the chat now (taking its lease if it is free)."""
-        now = self._clock()
+        now = self.clock()
         if self.holds(chat_id):
             self._active[chat_id] = now
             return True
@@ -182,7 +178,7 @@ class Replica:
         """Renew the leases of the chats in use, give up the quiet ones (one transaction)."""
         if not self._held:
             return
-        now = self._clock()
+        now = self.clock()
         lost: list[int] = []
         dropped: list[int] = []
         async with self.storage.transaction() as tx:
@@ -227,7 +223,7 @@ class Replica:
 
     def start(self, scheduler: Scheduler) -> None:
         """Poll, renew, beat and adopt on the scheduler, each every so often."""
-        self._since = self._clock() - 1.0
+        self._since = self.clock() - 1.0
         self._scheduler = scheduler
         for name, seconds, work in self._loops():
             scheduler.every((REPLICA_JOB, name), seconds, work)
@@ -248,7 +244,7 @@ class Replica:
 
     async def poll(self) -> None:
         """Show the versions other processes committed in the chats this one delivers."""
-        now = self._clock()
+        now = self.clock()
         # Writers' clocks may differ a little, and a transaction commits after it stamps.
         since, self._since = self._since, now - 2.0
         for game_id, chat_id, version in await self.storage.games_updated_since(since):
@@ -280,6 +276,6 @@ class Replica:
                 continue
             if chat_id not in free:
                 lease = await self.storage.lease(chat_lease(chat_id))
-                free[chat_id] = lease is None or lease.expires_at < self._clock()
+                free[chat_id] = lease is None or lease.expires_at < self.clock()
             if free[chat_id] and self.on_changed is not None:
                 await self.on_changed(game_id)
