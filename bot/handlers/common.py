@@ -35,7 +35,7 @@ from bot.languages import personal
 from bot.locks import KeyedLocks
 from bot.permissions import AdminCheck
 from bot.replicas import Replica
-from bot.replies import Cooldowns, Replies, pointer_text
+from bot.replies import Cooldowns, Make, Replies, pointer_text
 from bot.scheduler import Deadlines, Scheduler, StoredDeadlines
 from bot.service import Command, GameService, Refused, Request
 from bot.service_reads import StoredGame
@@ -225,11 +225,7 @@ async def say(
     if update.effective_chat is None:
         return
     await answer_command(
-        rt,
-        update,
-        text_sender(rt, context, text[:4096], markup),
-        in_group=in_group,
-        pointer_make=lambda line: text_sender(rt, context, line, None),
+        rt, update, context, text_sender(rt, context, text[:4096], markup), in_group=in_group
     )
 
 
@@ -238,8 +234,8 @@ def text_sender(
     context: ContextTypes.DEFAULT_TYPE,
     content: str,
     buttons: InlineKeyboardMarkup | None,
-) -> Callable[[int, int | None], Coroutine[Any, Any, object]]:
-    """The send of a text answer, made when the chat's lane gets to it (`bot.replies.Make`)."""
+) -> Make:
+    """The send of a text answer, made when the chat's lane gets to it."""
 
     async def send(target: int, thread: int | None) -> object:
         return await context.bot.send_message(
@@ -256,11 +252,13 @@ def text_sender(
 async def answer_command(
     rt: Runtime,
     update: Update,
-    make: Any,
+    context: ContextTypes.DEFAULT_TYPE,
+    make: Make,
     *,
     in_group: bool = False,
-    pointer_make: Any = None,
 ) -> str:
+    """Queue ``make``, the send of a command's answer, where `bot.replies` places it (with the
+    group's pointer to a private answer); returns where it went."""
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None
     private_ok = False
@@ -279,7 +277,7 @@ async def answer_command(
         private_ok=private_ok,
         in_group=in_group,
         pointer=lambda: pointer_text(name, lang),
-        pointer_make=pointer_make,
+        pointer_make=lambda line: text_sender(rt, context, line, None),
     )
 
 

@@ -179,9 +179,7 @@ async def cmd_chart(asked: Asked) -> None:
             **rt.delivery.lanes.send_args(),
         )
 
-    await answer_command(
-        rt, asked.update, send_chart, pointer_make=lambda line: text_sender(rt, context, line, None)
-    )
+    await answer_command(rt, asked.update, context, send_chart)
 
 
 async def _cooling(asked: Asked, name: str) -> bool:
