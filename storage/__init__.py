@@ -19,7 +19,6 @@ from storage.errors import (
     VersionConflict,
 )
 from storage.factory import DEFAULT_DATABASE_URL, open_storage
-from storage.interface import Storage, Transaction
 from storage.migrations import MIGRATIONS, Migration
 from storage.models import (
     UNSET,
@@ -39,6 +38,7 @@ from storage.models import (
     User,
 )
 from storage.postgres import PostgresStorage
+from storage.sql import Storage, Transaction
 from storage.sqlite import SqliteStorage
 
 __all__ = [

@@ -36,11 +36,11 @@ import aiosqlite
 
 from storage.errors import StorageError, redact_url
 from storage.factory import open_storage
-from storage.interface import Transaction
 from storage.models import LedgerCheck
 from storage.postgres import PostgresStorage, PostgresTransaction
 from storage.postgres.driver import DRIVER_ERRORS, Connection, storage_error
 from storage.postgres.migrate import schema_version as postgres_schema_version
+from storage.sql import Transaction
 from storage.sql.ledger import LedgerQueries
 from storage.sqlite import SqliteStorage
 from storage.sqlite.migrate import schema_version as sqlite_schema_version

@@ -8,8 +8,8 @@ from typing import Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from storage.errors import MissingDriver, UnknownBackend, redact_url
-from storage.interface import Storage
 from storage.postgres import POOL_MAX, PostgresStorage, driver
+from storage.sql import Storage
 from storage.sqlite import SqliteStorage
 
 DEFAULT_DATABASE_URL: Final = "sqlite:///ochko.sqlite3"

@@ -11,7 +11,7 @@ from typing import Final
 
 from storage.errors import StorageError, TransactionClosed
 from storage.postgres.driver import DRIVER_ERRORS, Connection, Record, affected, storage_error
-from storage.sql import TransactionTables
+from storage.sql import Transaction
 from storage.sql.dialect import POSTGRESQL
 
 _PLACEHOLDER: Final = re.compile(r"\$(\d+)")
@@ -35,7 +35,7 @@ def _combined(statements: tuple[tuple[str, int], ...]) -> str:
     return f"WITH {ctes} {parts[-1]}"
 
 
-class PostgresTransaction(TransactionTables):
+class PostgresTransaction(Transaction):
     """The connection of one transaction; dead (TransactionClosed) once its block is over.
 
     The isolation level is READ COMMITTED (PostgreSQL's default, asked for explicitly): each

@@ -8,11 +8,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Final, TypeVar
 
 from storage.errors import ConcurrencyConflict, StorageError, TransactionClosed, redact_url
-from storage.interface import Transaction
 from storage.migrations import MIGRATIONS, Migration
 from storage.postgres.block import PostgresTransaction
 from storage.postgres.driver import (
@@ -25,7 +24,7 @@ from storage.postgres.driver import (
     storage_error,
 )
 from storage.postgres.migrate import migrate
-from storage.sql import StorageTables
+from storage.sql import Storage
 from storage.sql.dialect import POSTGRESQL
 
 T = TypeVar("T")
@@ -54,7 +53,7 @@ def _rolled_back(failure: StorageError) -> StorageError:
     return error
 
 
-class PostgresStorage(StorageTables):
+class PostgresStorage(Storage):
     """PostgreSQL through an asyncpg pool (`pool_max` connections at most, one kept open).
 
     Several bot processes may share the database. Nothing read is kept in memory (another
@@ -146,21 +145,8 @@ class PostgresStorage(StorageTables):
         except DRIVER_ERRORS as error:
             raise storage_error(error) from error
 
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
-        return self._transaction()
-
-    async def claim_due(
-        self, now: float, owner: str, hold: float, limit: int = 50
-    ) -> list[tuple[int, float]]:
-        return await self._claim_due(now, owner, hold, limit)  # one statement of its own
-
-    async def claim_deadlines(
-        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
-    ) -> list[tuple[str, float]]:
-        return await self._claim_deadlines(kind, now, owner, hold, limit)  # one statement
-
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[PostgresTransaction]:
+    async def transaction(self) -> AsyncIterator[PostgresTransaction]:
         task = self._check_not_owner()
         pool = self._live_pool()
         conn = await _driver(pool.acquire())

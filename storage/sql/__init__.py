@@ -1,15 +1,23 @@
-"""The SQL of every table, written once for both backends.
+"""`Storage` and `Transaction`, the classes bot/ codes against: the SQL of every table, written
+once for both backends.
 
 One module per group of tables (games, ledger, chats, delivery, screens, stats, claims,
 deadlines, chat_migration) holds its statements, with `$1` placeholders, as mixins over
 storage/sql/base.py: read mixins, shared by a storage object and its transactions; queries only
 the storage object runs; write mixins of a transaction. dialect.py holds the few fragments
-where SQLite and PostgreSQL differ. A backend (storage/sqlite, storage/postgres) provides the
-connection the statements run on and assembles the two classes below with it; a new table
-module is added here once.
+where SQLite and PostgreSQL differ. A backend (storage/sqlite, storage/postgres) subclasses the
+two classes below with the connection the statements run on; a new table module is added here
+once.
+
+One bot action = one transaction: the game state, its ledger rows, statistics and the
+processed update id commit together or not at all.
 """
 
-from storage.interface import Storage, Transaction
+from __future__ import annotations
+
+from abc import abstractmethod
+from contextlib import AbstractAsyncContextManager
+
 from storage.sql.chat_migration import ChatMigration
 from storage.sql.chats import ChatReads, ChatWrites
 from storage.sql.claims import LeaseReads, LeaseWrites
@@ -21,24 +29,7 @@ from storage.sql.screens import ScreenQueries, ScreenReads, ScreenWrites
 from storage.sql.stats import StatsQueries, StatsWrites
 
 
-class StorageTables(
-    ChatReads,
-    GameReads,
-    GameQueries,
-    LedgerReads,
-    LedgerQueries,
-    StatsQueries,
-    DeliveryReads,
-    ScreenReads,
-    ScreenQueries,
-    LeaseReads,
-    DeadlineReads,
-    Storage,
-):
-    """The reads of a storage object (outside transactions), over its backend's `_rows`."""
-
-
-class TransactionTables(
+class Transaction(
     ChatWrites,
     GameWrites,
     LedgerWrites,
@@ -55,10 +46,67 @@ class TransactionTables(
     ScreenReads,
     LeaseReads,
     DeadlineReads,
-    Transaction,
 ):
-    """The reads and writes of one transaction, over its backend's `_rows`, `_execute` and
-    `_executemany`."""
+    """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
+    backend provides `_rows`, `_execute` and `_executemany`."""
 
 
-__all__ = ["StorageTables", "TransactionTables"]
+class Storage(
+    ChatReads,
+    GameReads,
+    GameQueries,
+    LedgerReads,
+    LedgerQueries,
+    StatsQueries,
+    DeliveryReads,
+    ScreenReads,
+    ScreenQueries,
+    LeaseReads,
+    DeadlineReads,
+):
+    """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
+    Writes happen only through `transaction()`."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Open, check and migrate the database."""
+
+    @abstractmethod
+    async def stop(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """`async with storage.transaction() as tx:` commits on exit, rolls back on error."""
+
+    async def claim_due(
+        self, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[int, float]]:
+        """`_claim_due`: on PostgreSQL one statement on a pooled connection, a transaction of
+        its own; on SQLite a write runs in a transaction block (the storage object's own
+        statements are reads)."""
+        if self._dialect.concurrent:
+            return await self._claim_due(now, owner, hold, limit)
+        async with self.transaction() as tx:
+            return await tx._claim_due(now, owner, hold, limit)
+
+    async def claim_deadlines(
+        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
+    ) -> list[tuple[str, float]]:
+        """`_claim_deadlines`, in a transaction of its own as `claim_due` is."""
+        if self._dialect.concurrent:
+            return await self._claim_deadlines(kind, now, owner, hold, limit)
+        async with self.transaction() as tx:
+            return await tx._claim_deadlines(kind, now, owner, hold, limit)
+
+    async def acquire_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
+        """`Transaction.hold_lease` in a transaction of its own."""
+        async with self.transaction() as tx:
+            return await tx.hold_lease(name, owner, ttl, note)
+
+    async def release_lease(self, name: str, owner: str, note: str = "") -> None:
+        """`Transaction.drop_lease` in a transaction of its own."""
+        async with self.transaction() as tx:
+            await tx.drop_lease(name, owner, note)
+
+
+__all__ = ["Storage", "Transaction"]

@@ -10,18 +10,17 @@ coroutines never suspend, so awaiting one costs a call, not a trip through the e
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
-from storage.interface import Reads
 from storage.sql.dialect import Dialect
 
 # A result row, read by position (a tuple from sqlite3, a Record from asyncpg).
 Row = Sequence[Any]
 
 
-class TableReads(Reads):
+class TableReads(ABC):
     """Single-statement reads, shared by the storage object and its transactions.
 
     Each read is one statement, so it sees one consistent snapshot even without a transaction.

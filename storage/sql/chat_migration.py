@@ -53,6 +53,16 @@ class ChatMigration(TableWrites):
     """migrate_chat, which writes every table that has a chat id."""
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        """Move everything of the chat to its new id; the ids of the unfinished games moved.
+
+        The new id may already have rows, written by updates that arrived there before the
+        migration was handled: merged without losing a chip. A player in both gets the sum
+        of both balances (both grants stay in the ledger, and the player's balance-after
+        values are rewritten to the combined balance, so that the history ends at the
+        balance); statistics are added; names, settings and digests are the new chat's.
+        `GameExists` (nothing written) if a thread has an unfinished game under both ids: two
+        open games cannot be merged. Idempotent: once the old id is empty a call returns [].
+        """
         if old_chat_id == new_chat_id:
             raise ValueError(f"chat {old_chat_id} cannot be migrated to itself")
         if self._dialect.concurrent:

@@ -47,8 +47,11 @@ class LeaseReads(TableReads):
     async def _claim_due(
         self, now: float, owner: str, hold: float, limit: int
     ) -> list[tuple[int, float]]:
-        """Storage.claim_due's statement: the storage object runs it on PostgreSQL, an SQLite
-        transaction on SQLite."""
+        """Claim the unfinished games whose turn deadline has passed and that no live claim
+        holds (``owner``'s own included: a fire that failed is tried again once its claim runs
+        out, not at every poll), each for ``owner`` until now + hold. Firing twice would be
+        harmless (the second is refused as stale) but costs a transaction; a process that dies
+        with a claim leaves it to run out; save_game and start_clock clear a game's claim."""
         rows = await self._rows(
             "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $5 AND due <= $1 "
             " AND (claim_until IS NULL OR claim_until < $1) "
@@ -74,6 +77,10 @@ class LeaseWrites(TableWrites):
     """Leases taken and given up inside a transaction."""
 
     async def hold_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
+        """Taken when free or run out, renewed when it is ``owner``'s; False while another
+        owner's lease is live. What one process at a time may do (deliver a chat under its one
+        flood budget, run a periodic job) is done by the holder; the note (what the next
+        holder needs to go on from) survives the lease."""
         now = self._clock()
         rows = await self._rows(
             "INSERT INTO leases (name, owner, expires_at, renewed_at, note) "

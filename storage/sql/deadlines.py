@@ -42,8 +42,8 @@ class DeadlineReads(TableReads):
     async def _claim_deadlines(
         self, kind: str, now: float, owner: str, hold: float, limit: int
     ) -> list[tuple[str, float]]:
-        """Storage.claim_deadlines' statement: the storage object runs it on PostgreSQL, an
-        SQLite transaction on SQLite."""
+        """Like claims' _claim_due, but ``owner``'s own claims are claimed again: it keeps
+        track of what it is running itself."""
         rows = await self._rows(
             "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $1 AND due <= $2 "
             " AND (claim_until IS NULL OR claim_until < $2 OR claim_owner = $3) "
@@ -68,6 +68,7 @@ class DeadlineWrites(TableWrites):
         await self._execute(SAVE_DEADLINE, kind, key, due)
 
     async def drop_deadline(self, kind: str, key: str, due: float | None = None) -> bool:
+        """With ``due``, only if it is still at that time: one kept again meanwhile stays."""
         if due is None:
             changed = await self._execute(DROP_DEADLINE, kind, key)
         else:

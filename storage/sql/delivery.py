@@ -23,6 +23,10 @@ class DeliveryReads(TableReads):
         return row is not None
 
     async def shown_digest(self, chat_id: int, message_id: int) -> str | None:
+        """What `record_shown` last stored. It outlives the process, so that after a restart
+        an edit that would show what the message already shows can be skipped: Telegram
+        refuses it ("message is not modified"), which costs a request and, under flood limits,
+        a slot."""
         row = await self._row(
             "SELECT digest FROM shown_messages WHERE chat_id = $1 AND message_id = $2",
             chat_id,
@@ -35,6 +39,7 @@ class DeliveryWrites(TableWrites):
     """Updates claimed and messages shown, inside a transaction."""
 
     async def claim_update(self, update_id: int) -> bool:
+        """False when the update was already processed: abandon the action."""
         inserted = await self._execute(
             "INSERT INTO processed_updates (update_id, processed_at) VALUES ($1, $2) "
             "ON CONFLICT (update_id) DO NOTHING",
@@ -44,9 +49,13 @@ class DeliveryWrites(TableWrites):
         return inserted == 1
 
     async def prune_processed(self, before: float) -> int:
+        """A pruned id can be claimed again: prune only ids older than Telegram could
+        redeliver."""
         return await self._execute("DELETE FROM processed_updates WHERE processed_at < $1", before)
 
     async def record_shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        """Call it once Telegram has accepted the send or edit, not before: were it recorded
+        first, a crash before the edit would make the edit look needless forever."""
         await self._execute(
             "INSERT INTO shown_messages (chat_id, message_id, digest, shown_at) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (chat_id, message_id) DO UPDATE SET "
@@ -58,6 +67,7 @@ class DeliveryWrites(TableWrites):
         )
 
     async def forget_shown(self, chat_id: int, message_ids: Collection[int]) -> None:
+        """For messages deleted or replaced, so that the table does not grow every round."""
         if message_ids:
             await self._execute(
                 "DELETE FROM shown_messages WHERE chat_id = $1 AND message_id IN ({ids $2})",
@@ -66,4 +76,6 @@ class DeliveryWrites(TableWrites):
             )
 
     async def prune_shown(self, before: float) -> int:
+        """Messages that old are not edited any more; were one edited anyway, a forgotten
+        digest costs one edit that Telegram may answer with "message is not modified"."""
         return await self._execute("DELETE FROM shown_messages WHERE shown_at < $1", before)

@@ -69,6 +69,9 @@ class GameReads(TableReads):
     async def load_game(
         self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
     ) -> StoredGame | None:
+        """``known``: a (version, state) the caller holds already; when the stored version is
+        that one, the state is that same dict, not decoded again (so the caller must treat it
+        as read-only, as every holder of a stored state does)."""
         row = await self._row(f"SELECT {_GAME_COLUMNS} FROM {_GAMES} WHERE g.game_id = $1", game_id)
         return None if row is None else _game_from_row(row, known)
 
@@ -110,6 +113,10 @@ class GameQueries(TableReads):
         return [(row[0], row[1]) for row in rows]
 
     async def games_awaiting_clock(self) -> list[int]:
+        """Active games whose turn timer is not running. A crash between saving a move and
+        delivering its prompt leaves the clock unstarted (`start_clock` starts it on
+        delivery): at start-up their prompt is delivered again. Games in a phase with no timer
+        are listed too: the caller decides from the state whether a prompt is due."""
         rows = await self._rows(
             "SELECT g.game_id FROM games AS g WHERE g.status = 'active' AND NOT EXISTS "
             "(SELECT 1 FROM deadlines AS d WHERE d.kind = $1 "
@@ -119,6 +126,9 @@ class GameQueries(TableReads):
         return [row[0] for row in rows]
 
     async def games_updated_since(self, since: float) -> list[tuple[int, int, int]]:
+        """(game id, chat id, version) of every game saved at or after ``since`` (by the
+        writers' clocks): how the process that delivers a chat learns of the versions other
+        processes committed there."""
         rows = await self._rows(
             "SELECT game_id, chat_id, version FROM games WHERE updated_at >= $1 ORDER BY game_id",
             since,
@@ -226,6 +236,10 @@ class GameWrites(TableWrites):
         raise GameExists(current[1], current[2])
 
     async def start_clock(self, game_id: int, version: int, deadline: float) -> bool:
+        """Start the turn timer once the prompt has been delivered: the player's time should
+        run from when they can see the prompt, not from when the move was saved. A no-op
+        (False) when anything happened since: a newer version, a timer already running, a
+        finished or missing game."""
         # Nothing of the game is written (no version bump, no updated_at): delivering a prompt
         # changes nothing of it. Its row is locked first, as save_game's UPDATE locks it, so a
         # save of a newer version either comes before (the version no longer matches) or

@@ -110,6 +110,7 @@ class LedgerQueries(TableReads):
     """Reads of the storage object only: the books of a chat and a player's balance history."""
 
     async def check_ledger(self, chat_id: int) -> LedgerCheck:
+        """Proof of conservation: balances + open banks == everything granted or issued."""
         # One statement, hence one snapshot: the four sums cannot straddle a commit. (Sums of
         # BIGINT are NUMERIC in PostgreSQL: cast back, so that they come out as ints.)
         row = await self._row(
@@ -143,7 +144,7 @@ class LedgerQueries(TableReads):
         return [(row[0], row[1]) for row in rows]
 
 
-class LedgerWrites(TableWrites):
+class LedgerWrites(LedgerReads, TableWrites):
     """Chips entering a chat (grants, refills) and moving inside it, inside a transaction."""
 
     async def ensure_player(
@@ -195,6 +196,12 @@ class LedgerWrites(TableWrites):
         )
 
     async def refill(self, chat_id: int, user_id: int, up_to: int, *, period: float) -> Refill:
+        """Issue chips to bring the balance up to `up_to`, unless the last refill in this chat
+        is less than `period` seconds old. Idempotent by construction: the last refill is read
+        from the ledger in the transaction that writes the next one, so a repeated or
+        concurrent call within the period issues nothing, and a crash leaves both the ledger
+        row and the balance or neither. A balance already at `up_to` does not use up the
+        period."""
         if up_to < 0 or not period > 0:
             raise ValueError(f"a refill needs up_to >= 0 and period > 0, got {up_to}, {period}")
         # The player's row is locked before the last refill is read: a concurrent refill of

@@ -76,6 +76,11 @@ class ScreenWrites(TableWrites):
         posted_seq: int | Unset = UNSET,
         mentioned_since: int | Unset = UNSET,
     ) -> None:
+        """Arguments left UNSET are unchanged. A table message is recorded with the
+        `table_since` it was posted for and kept only if that is not older than the recorded
+        one (`shown_version` given with it too): a late write of an older round's table does
+        not replace a newer one. `posted_seq` and `mentioned_since` only grow, so that a late
+        writer of an older progress cannot make results be posted twice."""
         if isinstance(table_since, Unset) != isinstance(table_message_id, Unset):
             raise ValueError("a table message is recorded with the table_since it shows")
         table = not isinstance(table_since, Unset)

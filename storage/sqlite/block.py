@@ -20,7 +20,7 @@ from typing import Final, TypeVar
 
 from storage.errors import TransactionClosed
 from storage.models import ChatSettings, User
-from storage.sql import TransactionTables
+from storage.sql import Transaction
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 from storage.sqlite.cache import MISS, Caches, Writes, private_settings, remember
@@ -80,7 +80,7 @@ async def uninterrupted(awaitable: Awaitable[T]) -> T:
     return future.result()
 
 
-class SqliteTransaction(TransactionTables):
+class SqliteTransaction(Transaction):
     """The connection a block runs its statements on, in its savepoint when it is not the
     first block of its batch; chats and users read through the caches for rows no block of
     the batch has written, and a write evicts its row."""

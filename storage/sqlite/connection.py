@@ -11,7 +11,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Final, TypeVar
 
 import aiosqlite
@@ -23,10 +23,9 @@ from storage.errors import (
     TransactionClosed,
     UnopenableDatabase,
 )
-from storage.interface import Transaction
 from storage.migrations import MIGRATIONS, Migration
 from storage.models import ChatSettings, User
-from storage.sql import StorageTables
+from storage.sql import Storage
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 from storage.sqlite.block import SAVEPOINT, Batch, SqliteTransaction, uninterrupted
@@ -157,7 +156,7 @@ async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]
     return conn, raw
 
 
-class SqliteStorage(StorageTables):
+class SqliteStorage(Storage):
     """SQLite through one aiosqlite connection.
 
     Transactions and reads of this object are serialized by an asyncio.Lock: a single connection
@@ -341,23 +340,8 @@ class SqliteStorage(StorageTables):
             remember(self._caches.users, user_id, cached)
         return cached
 
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
-        return self._transaction()
-
-    async def claim_due(
-        self, now: float, owner: str, hold: float, limit: int = 50
-    ) -> list[tuple[int, float]]:
-        async with self._transaction() as tx:
-            return await tx._claim_due(now, owner, hold, limit)
-
-    async def claim_deadlines(
-        self, kind: str, now: float, owner: str, hold: float, limit: int = 50
-    ) -> list[tuple[str, float]]:
-        async with self._transaction() as tx:
-            return await tx._claim_deadlines(kind, now, owner, hold, limit)
-
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[SqliteTransaction]:
+    async def transaction(self) -> AsyncIterator[SqliteTransaction]:
         async with self._locked(writer=True) as conn:
             batch = self._batch
             if batch is None:
