@@ -13,9 +13,9 @@ Step n (1-based) moves a database from version n-1 to n. Each step is a module o
 Step n of either backend produces schema version n, with the same tables, columns, constraints
 and indexes in the types of its database (ids and chip amounts BIGINT on PostgreSQL, times
 DOUBLE PRECISION, JSON as TEXT, encoded and decoded in Python; game_id and entry_id identity
-columns BY DEFAULT, so that rows moved from another database keep their ids). The runners are
-the backends' own: storage/sqlite/migrate.py records the version in `PRAGMA user_version`,
-storage/postgres/migrate.py in the one-row table schema_version, under an advisory lock. Steps
+columns BY DEFAULT, so that rows moved from another database keep their ids). `migrate` runs
+them on a backend's StepDb: storage/sqlite/migrate.py records the version in `PRAGMA
+user_version`, storage/postgres/migrate.py in the one-row table schema_version. Steps
 are only ever appended: a released step is never edited, because databases in the field have
 already run it (its rendering for each backend must stay what it was).
 """
@@ -26,26 +26,50 @@ import importlib
 import inspect
 import pkgutil
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final, Protocol, cast
+from typing import ClassVar, Final, cast
 
+from storage.errors import DatabaseTooNew
 from storage.sql.base import Row
 from storage.sql.dialect import Dialect
 
 
-class StepDb(Protocol):
-    """The connection a step runs on, in the transaction that records its version."""
+class StepDb(ABC):
+    """The connection a step runs on, in the transaction that records its version; and what
+    `migrate` needs of a backend around the steps."""
 
-    dialect: Dialect
+    dialect: ClassVar[Dialect]
 
+    @abstractmethod
     async def script(self, script: str) -> None:
         """Run an SQL script (several statements)."""
 
+    @abstractmethod
     async def rows(self, sql: str, *args: object) -> list[Row]: ...
 
+    @abstractmethod
     async def execute(self, sql: str, *args: object) -> None: ...
+
+    @abstractmethod
+    async def version(self) -> int:
+        """The schema version (0 for a database never migrated), read without writing."""
+
+    @abstractmethod
+    async def record(self, version: int) -> None:
+        """Record the version, in the transaction of the step that produced it."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[None]: ...
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Held while steps are applied, to keep other processes' runners out, when the
+        transaction does not already (SQLite's BEGIN IMMEDIATE does)."""
+        yield
 
 
 StepFunction = Callable[[StepDb], Awaitable[None]]
@@ -56,6 +80,35 @@ class Migration:
     description: str
     # A script, the script of a dialect, or a coroutine function for a step that computes.
     apply: str | Callable[[Dialect], str] | StepFunction
+
+
+async def migrate(db: StepDb, steps: Sequence[Migration]) -> int:
+    """Bring the database up to `len(steps)`; returns the number of steps applied here.
+
+    Each step runs in the transaction that records its version, so a crash leaves the database
+    at the previous or the next version, never in between. Several processes may start at
+    once: the version is read again inside each step's transaction (under `exclusive`), so
+    that exactly one applies each step and the others find it done. A database newer than the
+    steps is refused with DatabaseTooNew before anything is written.
+    """
+    supported = len(steps)
+    current = await db.version()
+    if current > supported:
+        raise DatabaseTooNew(current, supported)
+    applied = 0
+    if current == supported:
+        return applied
+    async with db.exclusive():
+        while True:
+            async with db.transaction():
+                current = await db.version()
+                if current > supported:
+                    raise DatabaseTooNew(current, supported)
+                if current == supported:
+                    return applied
+                await run_step(steps[current], db)
+                await db.record(current + 1)
+            applied += 1
 
 
 async def run_step(step: Migration, db: StepDb) -> None:

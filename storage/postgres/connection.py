@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager, suppress
 from typing import Any, Final, TypeVar
 
 from storage.errors import ConcurrencyConflict, StorageError, TransactionClosed, redact_url
-from storage.migrations import MIGRATIONS, Migration
+from storage.migrations import MIGRATIONS, Migration, migrate
 from storage.postgres.block import PostgresTransaction
 from storage.postgres.driver import (
     DRIVER_ERRORS,
@@ -23,7 +23,7 @@ from storage.postgres.driver import (
     read_committed,
     storage_error,
 )
-from storage.postgres.migrate import migrate
+from storage.postgres.migrate import PostgresStepDb
 from storage.sql import Storage
 from storage.sql.dialect import POSTGRESQL
 
@@ -103,7 +103,7 @@ class PostgresStorage(Storage):
         try:
             conn = await pool.acquire()
             try:
-                await migrate(conn, self._migrations)
+                await migrate(PostgresStepDb(conn), self._migrations)
             finally:
                 await pool.release(conn)
         except DRIVER_ERRORS as error:

@@ -23,14 +23,14 @@ from storage.errors import (
     TransactionClosed,
     UnopenableDatabase,
 )
-from storage.migrations import MIGRATIONS, Migration
+from storage.migrations import MIGRATIONS, Migration, migrate
 from storage.models import ChatSettings, User
 from storage.sql import Storage
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 from storage.sqlite.block import SAVEPOINT, Batch, SqliteTransaction, uninterrupted
 from storage.sqlite.cache import MISS, Caches, private_settings, remember
-from storage.sqlite.migrate import migrate, schema_version
+from storage.sqlite.migrate import SqliteStepDb, schema_version
 
 T = TypeVar("T")
 
@@ -258,7 +258,7 @@ class SqliteStorage(Storage):
             await conn.execute("PRAGMA journal_mode = WAL")
             await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             await conn.execute("PRAGMA foreign_keys = ON")
-            await migrate(conn, self._migrations)
+            await migrate(SqliteStepDb(conn), self._migrations)
         except sqlite3.DatabaseError as error:
             raise _database_error(self.path, error) from error
 

@@ -1,15 +1,16 @@
-"""The SQLite runner of the migrations (storage/migrations): the version is `PRAGMA
-user_version`, each step runs in the BEGIN IMMEDIATE transaction that records it."""
+"""The SQLite side of the migrations (storage/migrations): the version is `PRAGMA user_version`,
+each step runs in the BEGIN IMMEDIATE transaction that records it (its write lock keeps other
+processes' runners out)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import aiosqlite
 
-from storage.errors import DatabaseTooNew
-from storage.migrations import MIGRATIONS, Migration, run_step
+from storage.migrations import StepDb
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 
@@ -30,9 +31,7 @@ def split_script(script: str) -> list[str]:
     return statements
 
 
-class _StepDb:
-    """A step's view of the connection (storage.migrations.StepDb)."""
-
+class SqliteStepDb(StepDb):
     dialect = SQLITE
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -49,38 +48,25 @@ class _StepDb:
     async def execute(self, sql: str, *args: object) -> None:
         await self._conn.execute(SQLITE.sql(sql), args)
 
+    async def version(self) -> int:
+        return await schema_version(self._conn)
+
+    async def record(self, version: int) -> None:
+        # PRAGMA takes no parameters; the value is our own integer.
+        await self._conn.execute(f"PRAGMA user_version = {version:d}")
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        await self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            await self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                await self._conn.execute("ROLLBACK")
+            raise
+
 
 async def schema_version(conn: aiosqlite.Connection) -> int:
     rows = list(await conn.execute_fetchall("PRAGMA user_version"))
     return int(rows[0][0])
-
-
-async def migrate(conn: aiosqlite.Connection, steps: Sequence[Migration] = MIGRATIONS) -> int:
-    """Bring the database up to `len(steps)`; returns the number of steps applied.
-
-    Each step runs in the transaction that records its version, so a crash leaves the database at
-    the previous or the next version, never in between.
-    """
-    supported = len(steps)
-    applied = 0
-    while True:
-        current = await schema_version(conn)
-        if current > supported:
-            raise DatabaseTooNew(current, supported)
-        if current == supported:
-            return applied
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have migrated while we waited for the write lock.
-            if await schema_version(conn) != current:
-                await conn.execute("ROLLBACK")
-                continue
-            await run_step(steps[current], _StepDb(conn))
-            # PRAGMA takes no parameters; the value is our own integer.
-            await conn.execute(f"PRAGMA user_version = {current + 1:d}")
-            await conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                await conn.execute("ROLLBACK")
-            raise
-        applied += 1
