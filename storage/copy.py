@@ -13,10 +13,6 @@ copy back, so that a failed copy leaves the target as empty as it was.
 
 Only an empty target is accepted (no row in any of the tables copied): merging two databases is
 a different job, and refusing keeps a repeated command from doubling every balance.
-
-One module of more than 500 lines: the copy is one procedure read top to bottom (the source,
-the conversion of each value, the target, the verification, the command line), and none of
-its parts serves anything else.
 """
 
 from __future__ import annotations
@@ -27,10 +23,10 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar, cast
+from typing import Any, Final, Protocol, cast
 
 import aiosqlite
 
@@ -38,14 +34,12 @@ from storage.errors import StorageError, redact_url
 from storage.factory import open_storage
 from storage.models import LedgerCheck
 from storage.postgres import PostgresStorage, PostgresTransaction
-from storage.postgres.driver import DRIVER_ERRORS, Connection, storage_error
+from storage.postgres.driver import DRIVER_ERRORS, Connection, storage_error, translated
 from storage.postgres.migrate import schema_version as postgres_schema_version
 from storage.sql import Transaction
 from storage.sql.ledger import LedgerQueries
 from storage.sqlite import SqliteStorage
 from storage.sqlite.migrate import schema_version as sqlite_schema_version
-
-T = TypeVar("T")
 
 # Rows read from SQLite and sent with one COPY: a few MB of memory at most, and few enough
 # round trips that COPY's speed (several times executemany's) is what counts.
@@ -151,71 +145,49 @@ def _shown(value: object) -> str:
     return text if len(text) <= SHOWN_VALUE else text[: SHOWN_VALUE - 1] + "…"
 
 
-# ---------------------------------------------------------------------------- the conversions
-
-
-def _to_bool(value: object) -> object:
-    # SQLite stores the backend's booleans as 0/1; anything else is not one of its values.
-    if value is None or (isinstance(value, int) and value in (0, 1)):
-        return None if value is None else bool(value)
-    raise TypeError
-
-
-def _as_is(kind: type) -> Callable[[object], object]:
-    """A value of ``kind`` (or None) kept as it is; anything else is not one of its values."""
-
-    def convert(value: object) -> object:
-        if value is None or isinstance(value, kind):
-            return value
-        raise TypeError
-
-    return convert
-
-
-def _to_float(value: object) -> object:
-    # An integer too (a whole number of seconds): float() keeps it exactly below 2**53.
-    if value is None or isinstance(value, int | float):
-        return None if value is None else float(value)
-    raise TypeError
-
-
-_to_int: Final = _as_is(int)
-_to_text: Final = _as_is(str)
-_CONVERTERS: Final[Mapping[str, Callable[[object], object]]] = {
-    "boolean": _to_bool,
-    "smallint": _to_int,
-    "integer": _to_int,
-    "bigint": _to_int,
-    "real": _to_float,
-    "double precision": _to_float,
-    "text": _to_text,
-    "character varying": _to_text,
+# The Python type of each target column type the copy converts to.
+_KINDS: Final[Mapping[str, type]] = {
+    "boolean": bool,
+    "smallint": int,
+    "integer": int,
+    "bigint": int,
+    "real": float,
+    "double precision": float,
+    "text": str,
+    "character varying": str,
 }
 
 
+def _converted(kind: type, value: object) -> object:
+    """The value as asyncpg encodes it for a column of ``kind``; TypeError if it is not one of
+    that column's values (SQLite stores any value in any column)."""
+    if value is None or (kind is not bool and isinstance(value, kind)):
+        return value
+    if kind is bool and isinstance(value, int) and value in (0, 1):
+        return bool(value)  # SQLite stores the backend's booleans as 0/1
+    if kind is float and isinstance(value, int):
+        return float(value)  # a whole number of seconds: exact below 2**53
+    raise TypeError
+
+
 def _convert(
-    table: str,
-    columns: Sequence[str],
-    types: Sequence[str],
-    rows: Iterable[Sequence[object]],
+    table: str, columns: Sequence[str], types: Sequence[str], rows: Iterable[Sequence[object]]
 ) -> list[tuple[object, ...]]:
-    """The rows in the Python types asyncpg encodes for the target's columns; CopyError naming
-    the column and the value that does not fit (SQLite stores any value in any column)."""
-    converters = [_CONVERTERS[kind] for kind in types]
+    """The rows in the Python types of the target's columns; CopyError naming the column and
+    the value that does not fit."""
+    kinds = [_KINDS[kind] for kind in types]
     records: list[tuple[object, ...]] = []
     for row in rows:
-        try:
-            records.append(tuple(f(v) for f, v in zip(converters, row, strict=True)))
-        except TypeError:
-            for column, kind, convert, value in zip(columns, types, converters, row, strict=True):
-                try:
-                    convert(value)
-                except TypeError:
-                    raise CopyError(
-                        f"{table}.{column}: the source's value {_shown(value)} cannot be stored "
-                        f"as {kind}; nothing was copied"
-                    ) from None
-            raise
+        record: list[object] = []
+        for column, name, kind, value in zip(columns, types, kinds, row, strict=True):
+            try:
+                record.append(_converted(kind, value))
+            except TypeError:
+                raise CopyError(
+                    f"{table}.{column}: the source's value {_shown(value)} cannot be stored "
+                    f"as {name}; nothing was copied"
+                ) from None
+        records.append(tuple(record))
     return records
 
 
@@ -300,13 +272,6 @@ async def _read_source(source: SqliteStorage) -> AsyncIterator[_Source]:
 # ---------------------------------------------------------------------------- the target
 
 
-async def _pg(step: Awaitable[T]) -> T:
-    try:
-        return await step
-    except DRIVER_ERRORS as error:
-        raise storage_error(error) from error
-
-
 def _connection(tx: Transaction) -> _CopyConnection:
     """The connection of a PostgreSQL transaction: COPY and the copy's own queries run there,
     inside the transaction that commits the copy or rolls it back."""
@@ -317,7 +282,7 @@ def _connection(tx: Transaction) -> _CopyConnection:
 
 async def _target_columns(conn: _CopyConnection) -> dict[str, dict[str, str]]:
     """table -> column -> data type, of the base tables of the schema the backend writes."""
-    rows = await _pg(
+    rows = await translated(
         conn.fetch(
             "SELECT c.table_name::text, c.column_name::text, c.data_type::text "
             "FROM information_schema.columns c JOIN information_schema.tables t "
@@ -354,13 +319,13 @@ def _check_same_schema(
                 f"{extra} only in the target"
             )
         for column, kind in columns.items():
-            if kind not in _CONVERTERS:
+            if kind not in _KINDS:
                 raise SchemaMismatch(f"{name}.{column} is {kind} in the target: not converted")
 
 
 async def _parents_first(conn: _CopyConnection, names: Iterable[str]) -> list[str]:
     """The tables in an order the target's foreign keys accept rows in (by name otherwise)."""
-    rows = await _pg(
+    rows = await translated(
         conn.fetch(
             "SELECT child.relname::text, parent.relname::text FROM pg_constraint c "
             "JOIN pg_class child ON child.oid = c.conrelid "
@@ -386,7 +351,7 @@ async def _parents_first(conn: _CopyConnection, names: Iterable[str]) -> list[st
 
 async def _lock_empty(conn: _CopyConnection, order: Sequence[str]) -> None:
     """Lock the tables against other writers, then make sure they hold nothing."""
-    await _pg(conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS:d}s'"))
+    await translated(conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS:d}s'"))
     try:
         # Reads go on; other writers (a bot started too early, a second copy) wait for COMMIT,
         # so the emptiness checked below still holds when the copy commits.
@@ -402,7 +367,7 @@ async def _lock_empty(conn: _CopyConnection, order: Sequence[str]) -> None:
         ) from error
     holding = []
     for name in order:
-        row = await _pg(conn.fetchrow(f"SELECT EXISTS (SELECT 1 FROM {_quote(name)})"))
+        row = await translated(conn.fetchrow(f"SELECT EXISTS (SELECT 1 FROM {_quote(name)})"))
         if row is not None and row[0]:
             holding.append(name)
     if holding:
@@ -415,7 +380,7 @@ async def _lock_empty(conn: _CopyConnection, order: Sequence[str]) -> None:
 async def _move_sequences(conn: _CopyConnection) -> None:
     """Identity columns continue after the copied ids, so new games and ledger rows get ids of
     their own (COPY with explicit ids leaves a sequence where it was)."""
-    rows = await _pg(
+    rows = await translated(
         conn.fetch(
             "SELECT table_name::text, column_name::text FROM information_schema.columns "
             "WHERE table_schema = current_schema() "
@@ -424,7 +389,7 @@ async def _move_sequences(conn: _CopyConnection) -> None:
         )
     )
     for table, column in rows:
-        await _pg(
+        await translated(
             conn.execute(
                 f"SELECT setval(pg_get_serial_sequence($1, $2), top) FROM "
                 f"(SELECT max({_quote(column)}) AS top FROM {_quote(table)}) t "
@@ -448,7 +413,7 @@ async def _verify(
     """Row counts and every chat's books, read inside the copy's transaction; the target's
     checks."""
     for name in order:
-        row = await _pg(conn.fetchrow(f"SELECT count(*) FROM {_quote(name)}"))
+        row = await translated(conn.fetchrow(f"SELECT count(*) FROM {_quote(name)}"))
         copied = 0 if row is None else int(row[0])
         if copied != source.tables[name].rows:
             raise VerificationFailed(
@@ -479,7 +444,7 @@ async def _copy_into(
     copied: list[tuple[str, int]] = []
     async with target.transaction() as tx:
         conn = _connection(tx)
-        version = await _pg(postgres_schema_version(conn))
+        version = await translated(postgres_schema_version(conn))
         if version != source.version:
             raise SchemaMismatch(
                 f"the source is at schema version {source.version}, the target at {version}, "
@@ -496,7 +461,9 @@ async def _copy_into(
             rows = 0
             async for chunk in _chunks(source.conn, name, table.columns, chunk_rows):
                 records = _convert(name, table.columns, types, chunk)
-                await _pg(conn.copy_records_to_table(name, records=records, columns=table.columns))
+                await translated(
+                    conn.copy_records_to_table(name, records=records, columns=table.columns)
+                )
                 rows += len(records)
             copied.append((name, rows))
         await _move_sequences(conn)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from storage.errors import ConcurrencyConflict, StorageError, TransactionClosed, redact_url
 from storage.migrations import MIGRATIONS, Migration, migrate
@@ -22,27 +22,17 @@ from storage.postgres.driver import (
     describe,
     read_committed,
     storage_error,
+    translated,
 )
 from storage.postgres.migrate import PostgresStepDb
 from storage.sql import Storage
 from storage.sql.dialect import POSTGRESQL
-
-T = TypeVar("T")
 
 # Connections of the pool: a transaction holds one from BEGIN to COMMIT, a read for one
 # statement; more transactions than this wait for a connection to come back.
 POOL_MAX: Final = 10
 # A DSN asyncpg cannot parse is a ValueError, raised when the pool connects.
 _CONNECT_ERRORS: Final[tuple[type[Exception], ...]] = (*DRIVER_ERRORS, ValueError)
-
-
-async def _driver(step: Awaitable[T]) -> T:
-    """A step of the transaction machinery (acquire, BEGIN, COMMIT), its errors as storage
-    errors. Not the caller's block: what it raises is its own business."""
-    try:
-        return await step
-    except DRIVER_ERRORS as error:
-        raise storage_error(error) from error
 
 
 def _rolled_back(failure: StorageError) -> StorageError:
@@ -149,10 +139,10 @@ class PostgresStorage(Storage):
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
         task = self._check_not_owner()
         pool = self._live_pool()
-        conn = await _driver(pool.acquire())
+        conn = await translated(pool.acquire())
         try:
             server = read_committed(conn)
-            await _driver(server.start())
+            await translated(server.start())
             tx = PostgresTransaction(conn, self._clock, self._default_language)
             owners = {task} if task is not None else set()
             self._owners |= owners
@@ -173,6 +163,6 @@ class PostgresStorage(Storage):
                 with suppress(*DRIVER_ERRORS):
                     await server.rollback()
                 raise _rolled_back(tx._failed)
-            await _driver(server.commit())
+            await translated(server.commit())
         finally:
             await pool.release(conn)

@@ -7,9 +7,11 @@ rest of the backend is checked by mypy --strict like the SQLite backend.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Sequence
-from typing import Any, Final, Protocol, TypeAlias, cast
+from typing import Any, Final, Protocol, TypeAlias, TypeVar, cast
 
 from storage.errors import ConcurrencyConflict, StorageError
+
+T = TypeVar("T")
 
 try:
     import asyncpg  # type: ignore[import-untyped]
@@ -117,6 +119,14 @@ def storage_error(error: Exception) -> StorageError:
             "another game of the thread was opened concurrently, run it again: " + describe(error)
         )
     return StorageError(f"PostgreSQL: {describe(error)}")
+
+
+async def translated(step: Awaitable[T]) -> T:
+    """The step's driver errors as storage errors."""
+    try:
+        return await step
+    except DRIVER_ERRORS as error:
+        raise storage_error(error) from error
 
 
 def affected(status: str) -> int:

@@ -39,6 +39,13 @@ class TableReads(ABC):
         rows = await self._rows(sql, *args)
         return rows[0] if rows else None
 
+    async def _column(self, sql: str, *args: object) -> list[Any]:
+        return [row[0] for row in await self._rows(sql, *args)]
+
+    async def _tuples(self, sql: str, *args: object) -> list[Any]:
+        """The rows as tuples (an asyncpg Record is not one)."""
+        return [tuple(row) for row in await self._rows(sql, *args)]
+
 
 class TableWrites(TableReads):
     """A transaction's statements: what the write mixins of the table modules run on."""

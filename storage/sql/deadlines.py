@@ -33,11 +33,10 @@ class DeadlineReads(TableReads):
     """Reads of the deadlines, shared by the storage object and its transactions."""
 
     async def deadlines(self, kind: str) -> list[tuple[str, float]]:
-        rows = await self._rows(
+        return await self._tuples(
             "SELECT key, due FROM deadlines WHERE kind = $1 ORDER BY due, key{by_code_point}",
             kind,
         )
-        return [(row[0], row[1]) for row in rows]
 
     async def _claim_deadlines(
         self, kind: str, now: float, owner: str, hold: float, limit: int

@@ -86,12 +86,11 @@ class GameReads(TableReads):
         return None if row is None else _game_from_row(row)
 
     async def seated_games(self, user_id: int) -> list[int]:
-        rows = await self._rows(
+        return await self._column(
             "SELECT seats.game_id FROM seats JOIN games ON games.game_id = seats.game_id "
             "WHERE seats.user_id = $1 AND games.status <> 'finished' ORDER BY seats.game_id",
             user_id,
         )
-        return [row[0] for row in rows]
 
     async def archived_log(self, game_id: int) -> list[dict[str, Any]]:
         rows = await self._rows(
@@ -104,44 +103,40 @@ class GameQueries(TableReads):
     """Reads of the storage object only: the games to look after at start-up and when idle."""
 
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
-        rows = await self._rows(
+        return await self._tuples(
             "SELECT g.game_id, d.due FROM deadlines AS d "
             "JOIN games AS g ON g.game_id = CAST(d.key AS BIGINT) "
             "WHERE d.kind = $1 AND g.status <> 'finished' ORDER BY d.due, g.game_id",
             TURN,
         )
-        return [(row[0], row[1]) for row in rows]
 
     async def games_awaiting_clock(self) -> list[int]:
         """Active games whose turn timer is not running. A crash between saving a move and
         delivering its prompt leaves the clock unstarted (`start_clock` starts it on
         delivery): at start-up their prompt is delivered again. Games in a phase with no timer
         are listed too: the caller decides from the state whether a prompt is due."""
-        rows = await self._rows(
+        return await self._column(
             "SELECT g.game_id FROM games AS g WHERE g.status = 'active' AND NOT EXISTS "
             "(SELECT 1 FROM deadlines AS d WHERE d.kind = $1 "
             " AND d.key = CAST(g.game_id AS TEXT)) ORDER BY g.game_id",
             TURN,
         )
-        return [row[0] for row in rows]
 
     async def games_updated_since(self, since: float) -> list[tuple[int, int, int]]:
         """(game id, chat id, version) of every game saved at or after ``since`` (by the
         writers' clocks): how the process that delivers a chat learns of the versions other
         processes committed there."""
-        rows = await self._rows(
+        return await self._tuples(
             "SELECT game_id, chat_id, version FROM games WHERE updated_at >= $1 ORDER BY game_id",
             since,
         )
-        return [(row[0], row[1], row[2]) for row in rows]
 
     async def stale_games(self, idle_before: float) -> list[int]:
-        rows = await self._rows(
+        return await self._column(
             "SELECT game_id FROM games WHERE status <> 'finished' AND updated_at < $1 "
             "ORDER BY updated_at",
             idle_before,
         )
-        return [row[0] for row in rows]
 
 
 class GameWrites(TableWrites):

@@ -133,7 +133,7 @@ class LedgerQueries(TableReads):
         )
 
     async def balance_history(self, chat_id: int, user_id: int) -> list[tuple[float, int]]:
-        rows = await self._rows(
+        return await self._tuples(
             "SELECT created_at, CASE WHEN target_kind = 'player' AND target_id = $2 "
             "THEN target_after ELSE source_after END FROM ledger "
             "WHERE chat_id = $1 AND ((source_kind = 'player' AND source_id = $2) "
@@ -141,7 +141,6 @@ class LedgerQueries(TableReads):
             chat_id,
             user_id,
         )
-        return [(row[0], row[1]) for row in rows]
 
 
 class LedgerWrites(LedgerReads, TableWrites):

@@ -38,15 +38,10 @@ class ScreenReads(TableReads):
         )
         if row is None:
             return Screen(game_id)
+        since, message_id, hands, *counts = row
+        # JSON object keys are strings; user ids are ints everywhere else.
         return Screen(
-            game_id=game_id,
-            table_since=row[0],
-            table_message_id=row[1],
-            # JSON object keys are strings; user ids are ints everywhere else.
-            hand_messages={int(k): int(v) for k, v in loads(row[2]).items()},
-            posted_seq=row[3],
-            shown_version=row[4],
-            mentioned_since=row[5],
+            game_id, since, message_id, {int(k): int(v) for k, v in loads(hands).items()}, *counts
         )
 
 
@@ -54,12 +49,11 @@ class ScreenQueries(TableReads):
     """Reads of the storage object only."""
 
     async def stale_views(self) -> list[int]:
-        rows = await self._rows(
+        return await self._column(
             "SELECT games.game_id FROM games LEFT JOIN screens ON screens.game_id = games.game_id "
             "WHERE games.status <> 'finished' "
             "AND coalesce(screens.shown_version, 0) < games.version ORDER BY games.game_id"
         )
-        return [row[0] for row in rows]
 
 
 class ScreenWrites(TableWrites):
