@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
 AccountKind = Literal["player", "bank", "grant", "issue"]
@@ -163,17 +163,7 @@ class StatsDelta:
 
     def counts(self) -> tuple[int, ...]:
         """The fields in the order above: the order of both backends' statistics columns."""
-        return (
-            self.rounds,
-            self.wins,
-            self.losses,
-            self.pushes,
-            self.twentyones,
-            self.golden_points,
-            self.busts,
-            self.net,
-            self.biggest_win,
-        )
+        return astuple(self)
 
 
 @dataclass(frozen=True, slots=True)

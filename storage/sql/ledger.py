@@ -64,24 +64,15 @@ def _insert_ledger(count: int) -> str:
 
 
 @cache
-def _set_balances(count: int) -> str:
-    """The balances of chat $1's players: (user id, balance) pairs from $2 on."""
-    pairs = [(f"${2 + 2 * n}", f"${3 + 2 * n}") for n in range(count)]
-    cases = " ".join(f"WHEN {key} THEN CAST({value} AS BIGINT)" for key, value in pairs)
-    keys = ", ".join(key for key, _ in pairs)
-    return (
-        f"UPDATE players SET balance = CASE user_id {cases} END "
-        f"WHERE chat_id = $1 AND user_id IN ({keys})"
-    )
-
-
-@cache
-def _set_banks(count: int) -> str:
-    """The banks of games: (game id, bank) pairs from $1 on."""
-    pairs = [(f"${1 + 2 * n}", f"${2 + 2 * n}") for n in range(count)]
-    cases = " ".join(f"WHEN {key} THEN CAST({value} AS BIGINT)" for key, value in pairs)
-    keys = ", ".join(key for key, _ in pairs)
-    return f"UPDATE games SET bank = CASE game_id {cases} END WHERE game_id IN ({keys})"
+def _set_amounts(table: str, column: str, key: str, count: int) -> str:
+    """Set ``column`` of rows by ``key``: (key, amount) pairs from $2 on, of chat $1's rows
+    (players), or from $1 on (games)."""
+    first = 2 if table == "players" else 1
+    pairs = [(f"${first + 2 * n}", f"${first + 1 + 2 * n}") for n in range(count)]
+    cases = " ".join(f"WHEN {k} THEN CAST({v} AS BIGINT)" for k, v in pairs)
+    keys = ", ".join(k for k, _ in pairs)
+    chat = "chat_id = $1 AND " if table == "players" else ""
+    return f"UPDATE {table} SET {column} = CASE {key} {cases} END WHERE {chat}{key} IN ({keys})"
 
 
 class LedgerReads(TableReads):
@@ -285,10 +276,18 @@ class LedgerWrites(LedgerReads, TableWrites):
         ]
         if players:
             writes.append(
-                (_set_balances(len(players)), [chat_id, *(v for row in players for v in row)])
+                (
+                    _set_amounts("players", "balance", "user_id", len(players)),
+                    [chat_id, *(v for row in players for v in row)],
+                )
             )
         if banks_after:
-            writes.append((_set_banks(len(banks_after)), [v for row in banks_after for v in row]))
+            writes.append(
+                (
+                    _set_amounts("games", "bank", "game_id", len(banks_after)),
+                    [v for row in banks_after for v in row],
+                )
+            )
         await self._execute_all(writes)
 
     async def _lock_accounts(
