@@ -23,7 +23,7 @@ from storage.models import ChatSettings, User
 from storage.sql import Transaction
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
-from storage.sqlite.cache import MISS, Caches, Writes, private_settings, remember
+from storage.sqlite.cache import Caches, Writes, private_settings, read_through
 
 T = TypeVar("T")
 
@@ -158,21 +158,11 @@ class SqliteTransaction(Transaction):
     async def get_chat(self, chat_id: int) -> ChatSettings:
         if chat_id in self._writes.chats:
             return await self._fetch_chat(chat_id)
-        cached = self._caches.chats.get(chat_id, MISS)
-        if cached is not MISS:
-            self._live()
-            return private_settings(cached)
-        settings = await self._fetch_chat(chat_id)
-        remember(self._caches.chats, chat_id, settings)
-        return private_settings(settings)
+        self._live()
+        return private_settings(await read_through(self._caches.chats, chat_id, self._fetch_chat))
 
     async def get_user(self, user_id: int) -> User | None:
         if user_id in self._writes.users:
             return await self._fetch_user(user_id)
-        cached = self._caches.users.get(user_id, MISS)
-        if cached is not MISS:
-            self._live()
-            return cached
-        user = await self._fetch_user(user_id)
-        remember(self._caches.users, user_id, user)
-        return user
+        self._live()
+        return await read_through(self._caches.users, user_id, self._fetch_user)

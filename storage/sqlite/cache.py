@@ -4,6 +4,7 @@ bookkeeping of which rows a batch of transactions wrote."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Awaitable, Callable
 from typing import Final, TypeVar
 
 from cachetools import LRUCache
@@ -59,10 +60,15 @@ class Caches:
             self.users.pop(user_id, None)
 
 
-def remember(cache: LRUCache[K, V], key: K, value: V) -> None:
-    """cache[key] = value; a cache of size 0 keeps nothing (cachetools would refuse the value)."""
-    if cache.maxsize > 0:
-        cache[key] = value
+async def read_through(cache: LRUCache[K, V], key: K, fetch: Callable[[K], Awaitable[V]]) -> V:
+    """The cached value, or the one fetched, then kept: no await comes between the read and the
+    put that a write could slip into."""
+    value = cache.get(key, MISS)
+    if value is MISS:
+        value = await fetch(key)
+        if cache.maxsize > 0:  # a cache of size 0 keeps nothing (cachetools would refuse it)
+            cache[key] = value
+    return value
 
 
 def private_settings(settings: ChatSettings) -> ChatSettings:

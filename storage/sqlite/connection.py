@@ -29,7 +29,7 @@ from storage.sql import Storage
 from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 from storage.sqlite.block import SAVEPOINT, Batch, SqliteTransaction, uninterrupted
-from storage.sqlite.cache import MISS, Caches, private_settings, remember
+from storage.sqlite.cache import Caches, private_settings, read_through
 from storage.sqlite.migrate import SqliteStepDb, schema_version
 
 T = TypeVar("T")
@@ -322,23 +322,15 @@ class SqliteStorage(Storage):
             return list(await conn.execute_fetchall(SQLITE.sql(sql), args))
 
     # The cached reads. A miss reads under the lock, after an open batch is committed: the value
-    # is committed, and no await comes between the read and the put that a write could slip into.
+    # is committed.
 
     async def get_chat(self, chat_id: int) -> ChatSettings:
         self._check_not_owner()  # fail fast whether or not the value is cached
-        cached = self._caches.chats.get(chat_id, MISS)
-        if cached is MISS:
-            cached = await self._fetch_chat(chat_id)
-            remember(self._caches.chats, chat_id, cached)
-        return private_settings(cached)
+        return private_settings(await read_through(self._caches.chats, chat_id, self._fetch_chat))
 
     async def get_user(self, user_id: int) -> User | None:
         self._check_not_owner()
-        cached = self._caches.users.get(user_id, MISS)
-        if cached is MISS:
-            cached = await self._fetch_user(user_id)
-            remember(self._caches.users, user_id, cached)
-        return cached
+        return await read_through(self._caches.users, user_id, self._fetch_user)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
