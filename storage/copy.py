@@ -94,7 +94,6 @@ class CopyReport:
         return sum(check.open_banks for check in self.checks)
 
     def lines(self) -> list[str]:
-        """One line per table, then the totals."""
         width = max((len(name) for name, _ in self.tables), default=0)
         lines = [f"{name:<{width}}  {rows} rows" for name, rows in self.tables]
         lines.append(
@@ -197,7 +196,6 @@ def _convert(
 async def _chunks(
     conn: aiosqlite.Connection, table: str, columns: Sequence[str], size: int
 ) -> AsyncIterator[list[tuple[Any, ...]]]:
-    """The table's rows (the columns in that order), `size` at a time."""
     cursor = await conn.execute(f"SELECT {', '.join(map(_quote, columns))} FROM {_quote(table)}")
     try:
         while rows := await cursor.fetchmany(size):

@@ -146,7 +146,6 @@ def step_modules(package: str, path: Iterable[str]) -> list[ModuleType]:
 
 
 def _discover() -> tuple[Migration, ...]:
-    """This package's steps (see step_modules)."""
     steps: list[Migration] = []
     for module in step_modules(__name__, __path__):
         description, apply = module.DESCRIPTION, module.APPLY

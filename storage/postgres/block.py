@@ -79,7 +79,6 @@ class PostgresTransaction(Transaction):
             raise self._failure(error) from error
 
     async def _execute(self, sql: str, *args: object) -> int:
-        """Run a write; the number of rows it wrote."""
         conn = self._live()
         try:
             return affected(await conn.execute(POSTGRESQL.sql(sql), *args))

@@ -112,7 +112,6 @@ class PostgresStorage(Storage):
             await pool.close()  # waits for the transactions under way to give their connection back
 
     def _check_not_owner(self) -> asyncio.Task[Any] | None:
-        """The current task; StorageError if it is inside its own transaction."""
         task = asyncio.current_task()
         if task is not None and task in self._owners:
             raise StorageError(

@@ -68,7 +68,6 @@ class Pool(Protocol):
 
 
 async def create_pool(dsn: str, *, min_size: int, max_size: int) -> Pool:
-    """A pool of connections to the DSN, its first `min_size` connections open."""
     pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
     return cast(Pool, pool)
 

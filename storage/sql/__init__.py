@@ -68,8 +68,7 @@ class Storage(
     Writes happen only through `transaction()`."""
 
     @abstractmethod
-    async def start(self) -> None:
-        """Open, check and migrate the database."""
+    async def start(self) -> None: ...
 
     @abstractmethod
     async def stop(self) -> None: ...

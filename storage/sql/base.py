@@ -32,8 +32,7 @@ class TableReads(ABC):
     _default_language: str = "ru"
 
     @abstractmethod
-    async def _rows(self, sql: str, *args: object) -> list[Row]:
-        """All rows of one statement."""
+    async def _rows(self, sql: str, *args: object) -> list[Row]: ...
 
     async def _row(self, sql: str, *args: object) -> Row | None:
         rows = await self._rows(sql, *args)
@@ -51,12 +50,10 @@ class TableWrites(TableReads):
     """A transaction's statements: what the write mixins of the table modules run on."""
 
     @abstractmethod
-    async def _execute(self, sql: str, *args: object) -> int:
-        """Run a write; the number of rows it wrote."""
+    async def _execute(self, sql: str, *args: object) -> int: ...  # the rows written
 
     @abstractmethod
-    async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        """Run a write once per row of parameters."""
+    async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None: ...
 
     async def _execute_all(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
         """Run writes that depend on nothing the others write, each on different rows: one

@@ -50,8 +50,6 @@ _MOVE_DIGESTS: Final = (
 
 
 class ChatMigration(TableWrites):
-    """migrate_chat, which writes every table that has a chat id."""
-
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> list[int]:
         """Move everything of the chat to its new id; the ids of the unfinished games moved.
 

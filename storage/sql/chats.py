@@ -34,8 +34,6 @@ _UPSERT_USER: Final = (
 
 
 class ChatReads(TableReads):
-    """Reads of chats and users, shared by the storage object and its transactions."""
-
     async def get_chat(self, chat_id: int) -> ChatSettings:
         return await self._fetch_chat(chat_id)
 
@@ -73,8 +71,6 @@ class ChatReads(TableReads):
 
 
 class ChatWrites(TableWrites):
-    """Chats and users written inside a transaction."""
-
     async def upsert_user(
         self,
         user_id: int,
@@ -126,7 +122,6 @@ class ChatWrites(TableWrites):
 
 
 def _chat_row(settings: ChatSettings) -> tuple[object, ...]:
-    """The values of the chats row, in the order of its columns."""
     return (
         settings.chat_id,
         settings.language,

@@ -23,8 +23,6 @@ from storage.sql.deadlines import TURN
 
 
 class LeaseReads(TableReads):
-    """Reads of leases, shared by the storage object and its transactions."""
-
     async def lease(self, name: str) -> Lease | None:
         row = await self._row(
             "SELECT owner, expires_at, renewed_at, note FROM leases WHERE name = $1", name
@@ -74,8 +72,6 @@ class LeaseReads(TableReads):
 
 
 class LeaseWrites(TableWrites):
-    """Leases taken and given up inside a transaction."""
-
     async def hold_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
         """Taken when free or run out, renewed when it is ``owner``'s; False while another
         owner's lease is live. What one process at a time may do (deliver a chat under its one

@@ -30,8 +30,6 @@ DROP_DEADLINE: Final = "DELETE FROM deadlines WHERE kind = $1 AND key = $2"
 
 
 class DeadlineReads(TableReads):
-    """Reads of the deadlines, shared by the storage object and its transactions."""
-
     async def deadlines(self, kind: str) -> list[tuple[str, float]]:
         return await self._tuples(
             "SELECT key, due FROM deadlines WHERE kind = $1 ORDER BY due, key{by_code_point}",
@@ -61,8 +59,6 @@ class DeadlineReads(TableReads):
 
 
 class DeadlineWrites(TableWrites):
-    """Deadlines kept and dropped inside a transaction."""
-
     async def save_deadline(self, kind: str, key: str, due: float) -> None:
         await self._execute(SAVE_DEADLINE, kind, key, due)
 

@@ -16,8 +16,6 @@ from storage.sql.base import TableReads, TableWrites
 
 
 class DeliveryReads(TableReads):
-    """Reads of the bookkeeping, shared by the storage object and its transactions."""
-
     async def is_processed(self, update_id: int) -> bool:
         row = await self._row("SELECT 1 FROM processed_updates WHERE update_id = $1", update_id)
         return row is not None
@@ -36,8 +34,6 @@ class DeliveryReads(TableReads):
 
 
 class DeliveryWrites(TableWrites):
-    """Updates claimed and messages shown, inside a transaction."""
-
     async def claim_update(self, update_id: int) -> bool:
         """False when the update was already processed: abandon the action."""
         inserted = await self._execute(

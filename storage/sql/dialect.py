@@ -42,7 +42,6 @@ class Dialect:
     _rewritten: dict[str, str] = field(default_factory=dict)
 
     def sql(self, statement: str) -> str:
-        """The statement in this dialect (computed once per statement text)."""
         try:
             return self._rewritten[statement]
         except KeyError:

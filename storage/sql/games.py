@@ -64,8 +64,6 @@ def _check_status(status: str) -> GameStatus:
 
 
 class GameReads(TableReads):
-    """Reads of games, shared by the storage object and its transactions."""
-
     async def load_game(
         self, game_id: int, *, known: tuple[int, dict[str, Any]] | None = None
     ) -> StoredGame | None:
@@ -100,8 +98,6 @@ class GameReads(TableReads):
 
 
 class GameQueries(TableReads):
-    """Reads of the storage object only: the games to look after at start-up and when idle."""
-
     async def games_with_deadlines(self) -> list[tuple[int, float]]:
         return await self._tuples(
             "SELECT g.game_id, d.due FROM deadlines AS d "
@@ -140,8 +136,6 @@ class GameQueries(TableReads):
 
 
 class GameWrites(TableWrites):
-    """Writes of games, their log and their seats, inside a transaction."""
-
     async def create_game(
         self,
         chat_id: int,

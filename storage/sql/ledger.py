@@ -76,8 +76,6 @@ def _set_amounts(table: str, column: str, key: str, count: int) -> str:
 
 
 class LedgerReads(TableReads):
-    """Reads of players and the ledger, shared by the storage object and its transactions."""
-
     async def get_player(self, chat_id: int, user_id: int) -> Player | None:
         row = await self._row(_FIND_PLAYER, chat_id, user_id)
         if row is None:
@@ -98,8 +96,6 @@ class LedgerReads(TableReads):
 
 
 class LedgerQueries(TableReads):
-    """Reads of the storage object only: the books of a chat and a player's balance history."""
-
     async def check_ledger(self, chat_id: int) -> LedgerCheck:
         """Proof of conservation: balances + open banks == everything granted or issued."""
         # One statement, hence one snapshot: the four sums cannot straddle a commit. (Sums of
@@ -135,8 +131,6 @@ class LedgerQueries(TableReads):
 
 
 class LedgerWrites(LedgerReads, TableWrites):
-    """Chips entering a chat (grants, refills) and moving inside it, inside a transaction."""
-
     async def ensure_player(
         self, chat_id: int, user_id: int, name: str, starting_balance: int
     ) -> Player:

@@ -28,8 +28,6 @@ _IF_NEWER_TABLE: Final = (
 
 
 class ScreenReads(TableReads):
-    """Reads of delivery's record, shared by the storage object and its transactions."""
-
     async def load_screen(self, game_id: int) -> Screen:
         row = await self._row(
             "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version, "
@@ -46,8 +44,6 @@ class ScreenReads(TableReads):
 
 
 class ScreenQueries(TableReads):
-    """Reads of the storage object only."""
-
     async def stale_views(self) -> list[int]:
         return await self._column(
             "SELECT games.game_id FROM games LEFT JOIN screens ON screens.game_id = games.game_id "
@@ -57,8 +53,6 @@ class ScreenQueries(TableReads):
 
 
 class ScreenWrites(TableWrites):
-    """Delivery's writes of its record, inside a transaction."""
-
     async def set_screen(
         self,
         game_id: int,

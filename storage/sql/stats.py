@@ -41,8 +41,6 @@ _INSERT_STAT_EVENT: Final = (
 
 
 class StatsQueries(TableReads):
-    """Reads of the storage object only: leaderboards, a player's statistics and held bank."""
-
     async def leaderboard(
         self, chat_id: int, *, since: float | None = None, limit: int = 10
     ) -> list[LeaderboardRow]:
@@ -98,8 +96,6 @@ class StatsQueries(TableReads):
 
 
 class StatsWrites(TableWrites):
-    """Statistics added inside a transaction."""
-
     async def add_stats(self, chat_id: int, user_id: int, delta: StatsDelta) -> None:
         # Both rows have the same foreign key to the player: they stand or fall together.
         await self._execute_all(

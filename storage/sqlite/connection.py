@@ -278,7 +278,6 @@ class SqliteStorage(Storage):
             await task
 
     def _check_not_owner(self) -> asyncio.Task[Any] | None:
-        """The current task; StorageError if it is inside its own transaction."""
         task = asyncio.current_task()
         if task is not None and self._owner is task:
             raise StorageError(
@@ -421,7 +420,6 @@ class SqliteStorage(Storage):
                 await self._commit(conn, batch)
 
     async def _commit(self, conn: aiosqlite.Connection, batch: Batch) -> None:
-        """COMMIT the open batch: its blocks learn the outcome from batch.done."""
         assert self._batch is batch
         self._batch = None
         try:
@@ -435,7 +433,6 @@ class SqliteStorage(Storage):
         batch.succeed()
 
     async def _abort(self, conn: aiosqlite.Connection, batch: Batch, cause: BaseException) -> None:
-        """Roll the whole batch back: every block of it raises."""
         if self._batch is batch:
             self._batch = None
         self._caches.forget(batch.writes)
