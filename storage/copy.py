@@ -36,7 +36,6 @@ from storage.models import LedgerCheck
 from storage.postgres import PostgresStorage, PostgresTransaction
 from storage.postgres.driver import DRIVER_ERRORS, Connection, storage_error, translated
 from storage.postgres.migrate import schema_version as postgres_schema_version
-from storage.sql import Transaction
 from storage.sql.ledger import LedgerQueries
 from storage.sqlite import SqliteStorage
 from storage.sqlite.migrate import schema_version as sqlite_schema_version
@@ -270,14 +269,6 @@ async def _read_source(source: SqliteStorage) -> AsyncIterator[_Source]:
 # ---------------------------------------------------------------------------- the target
 
 
-def _connection(tx: Transaction) -> _CopyConnection:
-    """The connection of a PostgreSQL transaction: COPY and the copy's own queries run there,
-    inside the transaction that commits the copy or rolls it back."""
-    if not isinstance(tx, PostgresTransaction):
-        raise CopyError(f"the target's transaction is not PostgreSQL's: {type(tx).__name__}")
-    return cast(_CopyConnection, tx._live())
-
-
 async def _target_columns(conn: _CopyConnection) -> dict[str, dict[str, str]]:
     """table -> column -> data type, of the base tables of the schema the backend writes."""
     rows = await translated(
@@ -441,7 +432,8 @@ async def _copy_into(
 ) -> tuple[list[tuple[str, int]], list[LedgerCheck]]:
     copied: list[tuple[str, int]] = []
     async with target.transaction() as tx:
-        conn = _connection(tx)
+        # COPY and the copy's own queries run inside the transaction that commits or rolls back.
+        conn = cast(_CopyConnection, tx._live())
         version = await translated(postgres_schema_version(conn))
         if version != source.version:
             raise SchemaMismatch(

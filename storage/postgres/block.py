@@ -5,14 +5,16 @@ this connection)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import cache
-from typing import Final
+from typing import Final, TypeVar
 
 from storage.errors import StorageError, TransactionClosed
 from storage.postgres.driver import DRIVER_ERRORS, Connection, Record, affected, storage_error
 from storage.sql import Transaction
 from storage.sql.dialect import POSTGRESQL
+
+T = TypeVar("T")
 
 _PLACEHOLDER: Final = re.compile(r"\$(\d+)")
 
@@ -65,25 +67,20 @@ class PostgresTransaction(Transaction):
             raise TransactionClosed("the transaction is over; open a new one")
         return self._conn
 
-    def _failure(self, error: Exception) -> StorageError:
-        failure = storage_error(error)
-        if self._failed is None:
-            self._failed = failure
-        return failure
+    async def _statement(self, step: Awaitable[T]) -> T:
+        try:
+            return await step
+        except DRIVER_ERRORS as error:
+            failure = storage_error(error)
+            if self._failed is None:
+                self._failed = failure
+            raise failure from error
 
     async def _rows(self, sql: str, *args: object) -> list[Record]:
-        conn = self._live()
-        try:
-            return await conn.fetch(POSTGRESQL.sql(sql), *args)
-        except DRIVER_ERRORS as error:
-            raise self._failure(error) from error
+        return await self._statement(self._live().fetch(POSTGRESQL.sql(sql), *args))
 
     async def _execute(self, sql: str, *args: object) -> int:
-        conn = self._live()
-        try:
-            return affected(await conn.execute(POSTGRESQL.sql(sql), *args))
-        except DRIVER_ERRORS as error:
-            raise self._failure(error) from error
+        return affected(await self._statement(self._live().execute(POSTGRESQL.sql(sql), *args)))
 
     async def _execute_all(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
         if len(statements) == 1:
@@ -95,8 +92,4 @@ class PostgresTransaction(Transaction):
         )
 
     async def _executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        conn = self._live()
-        try:
-            await conn.executemany(POSTGRESQL.sql(sql), rows)
-        except DRIVER_ERRORS as error:
-            raise self._failure(error) from error
+        await self._statement(self._live().executemany(POSTGRESQL.sql(sql), rows))

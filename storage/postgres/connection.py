@@ -21,7 +21,6 @@ from storage.postgres.driver import (
     create_pool,
     describe,
     read_committed,
-    storage_error,
     translated,
 )
 from storage.postgres.migrate import PostgresStepDb
@@ -128,11 +127,7 @@ class PostgresStorage(Storage):
 
     async def _rows(self, sql: str, *args: object) -> list[Record]:
         self._check_not_owner()
-        pool = self._live_pool()
-        try:
-            return await pool.fetch(POSTGRESQL.sql(sql), *args)
-        except DRIVER_ERRORS as error:
-            raise storage_error(error) from error
+        return await translated(self._live_pool().fetch(POSTGRESQL.sql(sql), *args))
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
