@@ -70,14 +70,21 @@ def _owner_only(path: str) -> None:
     except OSError as error:
         raise UnopenableDatabase(path, open_problem(path, error)) from error
     os.close(descriptor)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.access(folder, os.W_OK | os.X_OK):
-        # SQLite creates the -wal and -shm files (and a journal) beside the database.
-        denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), folder)
-        raise UnopenableDatabase(path, open_problem(path, denied))
+    if (problem := _folder_problem(path)) is not None:
+        raise problem
     mode = info.st_mode & 0o777
     if mode & 0o077:
         os.chmod(path, mode & 0o700)
+
+
+def _folder_problem(path: str) -> UnopenableDatabase | None:
+    """SQLite creates the -wal and -shm files (and a journal) beside the database: its folder
+    must be writable."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.access(folder, os.W_OK | os.X_OK):
+        return None
+    denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), folder)
+    return UnopenableDatabase(path, open_problem(path, denied))
 
 
 def _owner(info: os.stat_result) -> str:
@@ -135,11 +142,9 @@ def _database_error(path: str, error: sqlite3.Error) -> StorageError:
     code = getattr(error, "sqlite_errorcode", None)
     if code is None or code & 0xFF not in _CANNOT_OPEN:
         return CorruptDatabase(path, str(error))
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.access(folder, os.W_OK | os.X_OK):
-        denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), folder)
-        return UnopenableDatabase(path, open_problem(path, denied))
-    return UnopenableDatabase(path, f"SQLite could not open or write it ({error})")
+    return _folder_problem(path) or UnopenableDatabase(
+        path, f"SQLite could not open or write it ({error})"
+    )
 
 
 async def _connect(path: str) -> tuple[aiosqlite.Connection, sqlite3.Connection]:
