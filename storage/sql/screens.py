@@ -20,6 +20,11 @@ from storage.jsontext import dumps, loads
 from storage.models import UNSET, Screen, Unset
 from storage.sql.base import TableReads, TableWrites
 
+# The columns in the order of Screen's fields.
+_LOAD_SCREEN: Final = (
+    "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version, "
+    "mentioned_since FROM screens WHERE game_id = $1"
+)
 # Written with the table's: a newer table (or an equal one: the same round's table posted
 # again) replaces the message, an older one leaves it.
 _IF_NEWER_TABLE: Final = (
@@ -29,11 +34,7 @@ _IF_NEWER_TABLE: Final = (
 
 class ScreenReads(TableReads):
     async def load_screen(self, game_id: int) -> Screen:
-        row = await self._row(
-            "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version, "
-            "mentioned_since FROM screens WHERE game_id = $1",
-            game_id,
-        )
+        row = await self._row(_LOAD_SCREEN, game_id)
         if row is None:
             return Screen(game_id)
         since, message_id, hands, *counts = row
