@@ -50,11 +50,6 @@ class PostgresStorage(Storage):
     read-then-write of the table modules locks or conditions what it depends on (each module
     says how). A transaction that loses a race (deadlock, serialization failure, a game saved
     from a stale copy) raises ConcurrencyConflict: nothing of it was committed, run it again.
-
-    A task inside its own transaction must not use the storage object directly: it would not
-    see the transaction's writes, and waiting for a row its transaction locked would never end
-    (PostgreSQL sees no deadlock: the transaction only waits for its client). That is refused,
-    as in the SQLite backend.
     """
 
     _dialect = POSTGRESQL
@@ -77,7 +72,6 @@ class PostgresStorage(Storage):
         self._migrations = tuple(migrations)
         self._default_language = default_language
         self._pool: Pool | None = None
-        # The tasks inside one of this object's transactions (see the class docstring).
         self._owners: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
@@ -109,16 +103,6 @@ class PostgresStorage(Storage):
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()  # waits for the transactions under way to give their connection back
-
-    def _check_not_owner(self) -> asyncio.Task[Any] | None:
-        task = asyncio.current_task()
-        if task is not None and task in self._owners:
-            raise StorageError(
-                "storage used directly inside its own open transaction (it would not see the "
-                "transaction's writes, and waiting for its locks would deadlock); "
-                "use the Transaction object's methods"
-            )
-        return task
 
     def _live_pool(self) -> Pool:
         if self._pool is None:

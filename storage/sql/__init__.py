@@ -15,9 +15,12 @@ processed update id commit together or not at all.
 
 from __future__ import annotations
 
+import asyncio
 from abc import abstractmethod
 from contextlib import AbstractAsyncContextManager
+from typing import Any
 
+from storage.errors import StorageError
 from storage.sql.chat_migration import ChatMigration
 from storage.sql.chats import ChatReads, ChatWrites
 from storage.sql.claims import LeaseReads, LeaseWrites
@@ -66,6 +69,23 @@ class Storage(
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
     Writes happen only through `transaction()`."""
+
+    # The tasks inside one of this object's transactions (see _check_not_owner).
+    _owners: set[asyncio.Task[Any]]
+
+    def _check_not_owner(self) -> asyncio.Task[Any] | None:
+        """The current task. A task inside its own transaction must not use the storage object
+        directly: it would not see its transaction's writes, and waiting for what the
+        transaction holds (SQLite's one connection, PostgreSQL's row locks) would never end
+        (PostgreSQL sees no deadlock: the transaction only waits for its client)."""
+        task = asyncio.current_task()
+        if task is not None and task in self._owners:
+            raise StorageError(
+                "storage used directly inside its own open transaction (it would not see the "
+                "transaction's writes, and waiting for what it holds would deadlock); "
+                "use the Transaction object's methods"
+            )
+        return task
 
     @abstractmethod
     async def start(self) -> None: ...

@@ -222,7 +222,7 @@ class SqliteStorage(Storage):
         # directly (storage/sqlite/block.py), while nothing runs on aiosqlite's thread.
         self._raw: sqlite3.Connection | None = None
         self._lock = asyncio.Lock()
-        self._owner: asyncio.Task[Any] | None = None
+        self._owners: set[asyncio.Task[Any]] = set()
         self._caches = Caches(cache_size)
         self._default_language = default_language
         self._batch: Batch | None = None  # the open group commit, if any
@@ -282,15 +282,6 @@ class SqliteStorage(Storage):
         for task in list(self._flushes):  # they find nothing left to do
             await task
 
-    def _check_not_owner(self) -> asyncio.Task[Any] | None:
-        task = asyncio.current_task()
-        if task is not None and self._owner is task:
-            raise StorageError(
-                "storage used directly inside its own open transaction (this would deadlock); "
-                "use the Transaction object's methods"
-            )
-        return task
-
     @asynccontextmanager
     async def _locked(self, *, writer: bool = False) -> AsyncIterator[aiosqlite.Connection]:
         task = self._check_not_owner()
@@ -309,11 +300,12 @@ class SqliteStorage(Storage):
         try:
             if self._conn is None:
                 raise TransactionClosed("storage is not started")
-            self._owner = task
+            owners = {task} if task is not None else set()
+            self._owners |= owners
             try:
                 yield self._conn
             finally:
-                self._owner = None
+                self._owners -= owners
         finally:
             self._lock.release()
 
