@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any, ClassVar, Final, Literal
 
 AccountKind = Literal["player", "bank", "grant", "issue"]
@@ -163,7 +164,12 @@ class StatsDelta:
 
     def counts(self) -> tuple[int, ...]:
         """The fields in the order above: the order of both backends' statistics columns."""
-        return astuple(self)
+        counts: tuple[int, ...] = _STATS_FIELDS(self)
+        return counts
+
+
+# Read by every settled round: attrgetter, not astuple (which deep-copies each field).
+_STATS_FIELDS: Final = attrgetter(*(f.name for f in fields(StatsDelta)))
 
 
 @dataclass(frozen=True, slots=True)
