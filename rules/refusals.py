@@ -19,8 +19,10 @@ from rules.errors import (
     BankerNoDark,
     BankFirst,
     BankNamed,
+    CannotPassBank,
     DarkDrawOff,
     NoBankToName,
+    NotSeated,
     RoundOn,
     RulesError,
     StakeFirst,
@@ -44,6 +46,8 @@ class Table(Protocol):
     def bank(self) -> int: ...
     @property
     def turn(self) -> int | None: ...
+    @property
+    def banker_rounds(self) -> int: ...
     def is_seated(self, player: int) -> bool: ...
     def seat(self, player: int) -> Seat: ...
     def stake_range(self, player: int) -> tuple[int, int]: ...
@@ -52,6 +56,10 @@ class Table(Protocol):
 
 # The moves of a round: the refusal of one of them says what the game waits for now.
 IN_ROUND = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+# The moves only someone seated at the table makes: refused to anyone else as «not seated»
+# whatever the phase (not «the game has not started», which suggests waiting would help).
+# (Starting a game or its next round is the engine's to anyone: the service asks for a seat.)
+SEATED_MOVES = frozenset({"set_bank", "stake", "hit", "stand", "dark", "pass_bank"})
 
 
 def precise(game: Table, action: str, player: int | None, error: RulesError) -> RulesError:
@@ -68,6 +76,8 @@ def _precise(game: Table, action: str, player: int | None, error: RulesError) ->
     code, phase, turn, banker = error.code, game.phase, game.turn, game.banker
     if player is None or code == "game_over" or phase is Phase.ENDED:
         return error
+    if action in SEATED_MOVES and not game.is_seated(player):
+        return NotSeated("not seated at this table", player=player)
     if action == "set_bank" and code in ("wrong_phase", "not_your_turn"):
         if game.variant.bank_mode is BankMode.ALL_IN:
             return NoBankToName("in these rules the banker puts up all his chips")
@@ -94,7 +104,7 @@ def _precise(game: Table, action: str, player: int | None, error: RulesError) ->
     if code != "wrong_phase":
         return error
     if action == "pass_bank" and phase in IN_ROUND:
-        return RoundOn("the bank is handed on once the round ends", action=action, turn=turn)
+        return _pass_bank_in_round(game, action, turn)
     if player == turn and phase is Phase.BANK:
         maximum = game._bank_maximum()
         return BankFirst("name the bank first", minimum=1, maximum=maximum, phase=phase.value)
@@ -107,3 +117,20 @@ def _precise(game: Table, action: str, player: int | None, error: RulesError) ->
     if phase in IN_ROUND:
         return RoundOn("the round is still on", action=action, turn=turn, phase=phase.value)
     return error
+
+
+def _pass_bank_in_round(game: Table, action: str, turn: int | None) -> RulesError:
+    """The banker's /passbank mid-round: «wait for the round's end» only when the end of this
+    round is all he waits for; else the condition itself at once (these rules never let him, or
+    he must hold the bank more rounds: the ones played, this one not counted yet)."""
+    rounds = game.variant.voluntary_pass_after
+    if rounds is None:
+        return CannotPassBank("this variant does not let the banker hand the bank on", why="never")
+    if game.banker_rounds + 1 < rounds:
+        return CannotPassBank(
+            f"the bank can be handed on after {rounds} rounds",
+            rounds=rounds,
+            played=game.banker_rounds,
+            why="rounds",
+        )
+    return RoundOn("the bank is handed on once the round ends", action=action, turn=turn)

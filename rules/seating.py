@@ -115,9 +115,12 @@ class SeatingActions(RoundFlow):
             raise WrongPhase("the game has already started", phase=self.phase.value)
         able = [s for s in self.seats if s.balance >= 1]
         if len(self.seats) < self.variant.min_seats or len(able) < 2:
+            # ``missing``: how many more players with chips must sit down (the way forward).
+            missing = max(self.variant.min_seats - len(self.seats), 2 - len(able))
             raise NotEnoughPlayers(
                 f"at least {self.variant.min_seats} players with chips are needed",
                 minimum=self.variant.min_seats,
+                missing=missing,
             )
 
     verify_start = judged("start", _check_start)

@@ -112,6 +112,27 @@ def round_over() -> Game:
     return game
 
 
+def third_round() -> Game:
+    """The banker's third round of the three after which he may hand the bank on."""
+    game = round_over()
+    for _ in range(1):
+        game.next_round()
+        if game.phase is Phase.BANK:
+            game.set_bank(1, 40)
+        while game.phase is not Phase.ROUND_OVER:
+            turn = game.turn
+            assert turn is not None
+            if game.phase is Phase.STAKE:
+                game.stake(turn, 1)
+            else:
+                game.stand(turn)
+    game.next_round()
+    if game.phase is Phase.BANK:
+        game.set_bank(1, 40)
+    assert game.banker == 1 and game.banker_rounds == 2 and game.phase is Phase.STAKE
+    return game
+
+
 def five_cards() -> Game:
     """A hand that somehow holds five cards while its owner is still drawing."""
     game = drawing()
@@ -140,13 +161,26 @@ Case = tuple[Callable[[], Game], str, tuple[Any, ...], type[RulesError], dict[st
 
 CASES: list[Case] = [
     # lobby
-    (lobby, "start", (), NotEnoughPlayers, {"minimum": 2}),
-    (lobby2, "start", (), NotEnoughPlayers, {"minimum": 2}),
+    (lobby, "start", (), NotEnoughPlayers, {"minimum": 2, "missing": 1}),
+    (lobby2, "start", (), NotEnoughPlayers, {"minimum": 2, "missing": 1}),
     (lobby, "join", (1, 10), AlreadySeated, {"player": 1}),
     (lobby, "join", (2, -1), AmountOutOfRange, {"minimum": 0, "maximum": MAX_AMOUNT}),
     (lobby, "join", (2, MAX_AMOUNT + 1), AmountOutOfRange, {"minimum": 0, "maximum": MAX_AMOUNT}),
     (full, "join", (5, 10), TableFull, {"seats": 4}),
     (lobby, "leave", (9,), NotSeated, {"player": 9}),
+    # Someone not seated is told so, not that the game has not started (waiting won't help).
+    *[
+        (lobby, action, args, NotSeated, {"player": 9})
+        for action, args in [
+            ("stake", (9, 10)),
+            ("set_bank", (9, 10)),
+            ("hit", (9,)),
+            ("stand", (9,)),
+            ("dark", (9,)),
+            ("pass_bank", (9,)),
+        ]
+    ],
+    (drawing, "stake", (9, 5), NotSeated, {"player": 9}),
     (lobby, "set_bank", (1, 10), WrongPhase, {"phase": "lobby", "expected": "bank"}),
     (lobby, "stake", (1, 10), WrongPhase, {"phase": "lobby", "expected": "stake"}),
     (lobby, "hit", (1,), WrongPhase, {"phase": "lobby", "expected": "draw"}),
@@ -177,7 +211,12 @@ CASES: list[Case] = [
     (staking, "dark", (2,), StakeFirst, {"phase": "stake", "expected": "draw"}),
     (staking, "stand", (2,), StakeFirst, {"phase": "stake", "maximum": 40}),
     (staking, "next_round", (), WrongPhase, {"phase": "stake", "expected": "round_over"}),
-    (staking, "pass_bank", (1,), RoundOn, {"phase": "stake", "action": "pass_bank", "turn": 2}),
+    # The banker's /passbank mid-round says the real condition at once: in his first round of
+    # three it is the rounds (0 played), not «wait for the round's end» and then the rounds.
+    (staking, "pass_bank", (1,), CannotPassBank, {"rounds": 3, "played": 0, "why": "rounds"}),
+    (drawing, "pass_bank", (1,), CannotPassBank, {"rounds": 3, "played": 0, "why": "rounds"}),
+    (third_round, "pass_bank", (1,), RoundOn, {"action": "pass_bank", "turn": 2}),
+    (home_staking, "pass_bank", (1,), CannotPassBank, {"why": "never"}),
     # While someone is on the clock, anybody else's move is "not your turn", whatever it is.
     (staking, "set_bank", (1, 5), BankNamed, {"player": 1, "turn": 2, "bank": 40}),
     (staking, "hit", (3,), NotYourTurn, {"player": 3, "turn": 2, "phase": "stake"}),
@@ -294,6 +333,12 @@ def test_a_move_of_another_stage_by_the_one_to_act_says_what_to_do() -> None:
     with pytest.raises(WrongPhase) as plain:
         game.verify_next_round()
     assert type(plain.value) is WrongPhase
+
+
+def test_too_few_players_says_how_many_more_must_sit_down() -> None:
+    with pytest.raises(NotEnoughPlayers) as few:
+        lobby().verify_start(1)  # the one seated: how many more must sit down
+    assert few.value.params["missing"] == 1
 
 
 def test_naming_the_bank_where_the_banker_puts_up_everything() -> None:
