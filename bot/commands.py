@@ -65,9 +65,18 @@ class BotCommandSpec:
         """The catalog id of the one-line description (menu and /help)."""
         return f"cmd-{self.name}"
 
+    def describe(self, lang: str, *, private: bool) -> str:
+        """The one-line description in a menu: the private chat's own where the group's would
+        be wrong there («send my cards to the private chat», sent in it)."""
+        key = PRIVATE_HELP.get(self.name, self.help_key) if private else self.help_key
+        return t(key, lang)
+
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
 
+
+# The private chat's own descriptions of commands whose group text points to the private chat.
+PRIVATE_HELP = {"hand": "cmd-hand-private", "odds": "cmd-odds-private"}
 
 G, P, BOTH = Where.GROUP, Where.PRIVATE, Where.BOTH
 TABLE, TURN, CHIPS = Section.TABLE, Section.TURN, Section.CHIPS
@@ -129,7 +138,7 @@ def listed(*, private: bool) -> list[BotCommandSpec]:
 
 def menu(lang: str, *, private: bool) -> list[tuple[str, str]]:
     """(command, one-line description) of a menu, for /help and setMyCommands."""
-    return [(c.name, t(c.help_key, lang)) for c in listed(private=private)]
+    return [(c.name, c.describe(lang, private=private)) for c in listed(private=private)]
 
 
 def sections(lang: str, *, private: bool) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -141,7 +150,7 @@ def sections(lang: str, *, private: bool) -> list[tuple[str, list[tuple[str, str
         if c.section is not last:
             grouped.append((t(f"help-section-{c.section.value}", lang), []))
             last = c.section
-        grouped[-1][1].append((c.name, t(c.help_key, lang)))
+        grouped[-1][1].append((c.name, c.describe(lang, private=private)))
     return grouped
 
 

@@ -39,6 +39,7 @@ from bot.render.info import (
     chart_title,
     help_text,
     leaderboard,
+    rules_parts,
     rules_text,
     stats,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "refusal",
     "replies",
     "result",
+    "rules_parts",
     "rules_text",
     "session_end",
     "setting_refusal",

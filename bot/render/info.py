@@ -28,7 +28,8 @@ def help_text(
     menu (the command table's, `bot.commands.sections`: the same commands ``set_my_commands``
     gets, in its order) in groups of (title, (command, description) pairs)."""
     header = t("help-header_private" if private else "help-header_group", lang)
-    lines = [header, t("help-start", lang), t("help-rules", lang)]
+    start = t("help-start_private" if private else "help-start", lang)  # there: «come here»
+    lines = [header, start, t("help-rules", lang)]
     for title, entries in sections:
         lines.extend(["", title])
         lines.extend(f"/{name} — {desc}" for name, desc in entries)
@@ -36,20 +37,55 @@ def help_text(
     return "\n".join(lines)
 
 
-RULES_LINES = 30
-"""The most lines a preset's /rules may take: it has to read on a phone."""
+PHONE_COLUMNS = 34
+"""Characters in one row of a message on a 360 px wide phone (Telegram's 15 px text in a bubble
+that leaves ~300 px for it: ~34 Cyrillic letters; emoji and signs take two)."""
+PHONE_ROWS = 20
+"""Rows one screen shows above the input field with no keyboard open (640 px high, ~27 px a
+row, less the chat's header and the input): each part of /rules fits in them."""
 
 
-def rules_text(
+def phone_rows(text: str) -> int:
+    """The rows ``text`` (plain, its lines) takes in a bubble :data:`PHONE_COLUMNS` wide,
+    wrapped at spaces as Telegram does."""
+    rows = 0
+    for line in text.split("\n"):
+        rows += max(1, len(_wrap(line)))
+    return rows
+
+
+def _width(word: str) -> int:
+    return sum(2 if ord(ch) >= 0x2190 else 1 for ch in word)  # emoji and signs: two columns
+
+
+def _wrap(line: str) -> list[str]:
+    rows: list[str] = []
+    row = ""
+    for word in line.split(" "):
+        candidate = f"{row} {word}" if row else word
+        if row and _width(candidate) > PHONE_COLUMNS:
+            rows.append(row)
+            row = word
+        else:
+            row = candidate
+        while _width(row) > PHONE_COLUMNS:  # a word longer than a row is broken
+            rows.append(row[:PHONE_COLUMNS])
+            row = row[PHONE_COLUMNS:]
+    return [*rows, row] if row or not rows else rows
+
+
+def rules_parts(
     preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
-) -> str:
-    """The preset's rules for someone who never played, from its values (``variant`` may carry
-    the chat's overrides; by default the preset itself): the goal and the bust, the bank and who
-    pays whom, then what this preset does. ``running``: they are the running game's."""
+) -> list[list[str]]:
+    """The preset's rules for someone who never played, in parts of one phone screen each,
+    most important first: how to play (the goal, the comparison, hidden cards, a turn, the
+    bust and 21), the bank and the stakes (what a win pays, the caps and why), the deck, then
+    who banks next and how the game ends. ``variant`` may carry the chat's overrides;
+    ``running``: they are the running game's. An unknown preset: one part, the known ones."""
     name = preset_name.strip().lower()
     if variant is None:
         if name not in PRESETS:
-            return t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))
+            return [[t("rules-unknown", lang, presets=", ".join(PRESET_ORDER))]]
         variant = PRESETS[name]
     v = variant
     header = t("rules-header", lang, preset=preset_label(v.name, lang), name=html.escape(v.name))
@@ -58,60 +94,75 @@ def rules_text(
         notes.append(t("rules-chat_overrides", lang))
     if notes:
         header += "\n" + " ".join(notes)
-    lines = [
-        header,
-        t("rules-goal", lang),
-        t("rules-bank_pays", lang),
-        t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats),
-        t(f"rules-deck-{v.deck.value}", lang),
-        t(f"rules-values-{v.values.value}", lang),
-    ]
-    if v.ace_low_on_bust and v.values.value == "russian":
-        lines.append(t("rules-ace_low", lang))
-    if v.jokers_wild:
-        lines.append(t("rules-jokers", lang))
-    lines.append(t(f"rules-bank-{v.bank_mode.value}", lang))
-    if v.bank_limit is not None:
-        lines.append(t("rules-bank_limit", lang, limit=v.bank_limit))
-    lines.append(t("rules-deal", lang, count=v.first_deal))
-    if v.banker_card_up:
-        lines.append(t("rules-banker_up", lang))
-    if v.show_bottom:
-        lines.append(t("rules-bottom", lang))
-    lines.append(t(f"rules-stakes-{v.stake_timing.value}", lang))
-    lines.append(
-        t("rules-cap-shared" if v.stake_cap is StakeCap.SHARED else "rules-cap-bank", lang)
-    )
-    lines.append(t("rules-draw", lang))
-    lines.append(t("rules-max_cards", lang, count=v.max_cards))
-    if v.instant_21:
-        lines.append(t("rules-instant_21", lang))
-    if v.golden_point:
-        lines.append(t("rules-golden", lang))
-    if v.naturals:
-        lines.append(t("rules-naturals", lang))
+
+    play = [header, t("rules-part-play", lang), t("rules-goal", lang), t("rules-compare", lang)]
+    play.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
     if v.bust_fine_percent:
-        lines.append(t("rules-fine", lang, percent=v.bust_fine_percent))
+        play.append(t("rules-fine", lang, percent=v.bust_fine_percent))
     else:
-        lines.append(t("rules-no_fine", lang))
+        play.append(t("rules-no_fine", lang))
     if v.both_bust_quits:
-        lines.append(t("rules-both_bust", lang))
+        play.append(t("rules-both_bust", lang))
+    play.append(t("rules-hidden", lang))
+    play.append(t("rules-draw", lang, count=v.max_cards))
+    if v.instant_21:
+        play.append(t("rules-instant_21", lang))
+    if v.golden_point:
+        play.append(t("rules-golden", lang))
+
+    stakes = [t("rules-part-stakes", lang), t("rules-bank_pays", lang)]
+    stakes.append(t(f"rules-bank-{v.bank_mode.value}", lang))
+    if v.bank_limit is not None:
+        stakes.append(t("rules-bank_limit", lang, limit=v.bank_limit))
+    stakes.append(t(f"rules-stakes-{v.stake_timing.value}", lang))
+    shared = v.stake_cap is StakeCap.SHARED
+    stakes.append(t("rules-cap-shared" if shared else "rules-cap-bank", lang))
+    if v.bust_fine_percent:
+        # Why a stake stops below the bank: the balance must cover the stake and its fine.
+        example = 1000
+        stake = example * 100 // (100 + v.bust_fine_percent)
+        stakes.append(t("rules-fine_cap", lang, balance=example, stake=stake))
+    stakes.append(t("rules-cover", lang))
+
+    cards = [t("rules-part-cards", lang)]
+    cards.append(t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats))
+    cards.append(t(f"rules-deck-{v.deck.value}", lang))
+    cards.append(t(f"rules-values-{v.values.value}", lang))
+    if v.ace_low_on_bust and v.values.value == "russian":
+        cards.append(t("rules-ace_low", lang))
+    if v.jokers_wild:
+        cards.append(t("rules-jokers", lang))
+    cards.append(t("rules-deal", lang, count=v.first_deal))
+    if v.naturals:
+        cards.append(t("rules-naturals", lang))
+    if v.banker_card_up:
+        cards.append(t("rules-banker_up", lang))
+    if v.show_bottom:
+        cards.append(t("rules-bottom", lang))
     if v.dark_draw:
         # The engine ends a player's drawing with a dark card, and a dark bust pays no fine.
         dark = t("rules-dark", lang)
-        lines.append(dark + " " + t("rules-dark_fine", lang) if v.bust_fine_percent else dark)
+        cards.append(dark + " " + t("rules-dark_fine", lang) if v.bust_fine_percent else dark)
     else:
-        lines.append(t("rules-no_dark", lang))
-    lines.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
-    lines.append(t(f"rules-pass-{v.bank_passing.value}", lang))
+        cards.append(t("rules-no_dark", lang))
+
+    bank = [t("rules-part-bank", lang), t("rules-lot", lang)]
+    bank.append(t(f"rules-order-{v.turn_order.value}", lang))
+    bank.append(t(f"rules-pass-{v.bank_passing.value}", lang))
     if v.voluntary_pass_after is not None:
-        lines.append(t("rules-pass-voluntary", lang, rounds=v.voluntary_pass_after))
-    if v.end_when_all_dealt:
-        lines.append(t("rules-end_all_dealt", lang))
-    lines.append(t(f"rules-order-{v.turn_order.value}", lang))
+        bank.append(t("rules-pass-voluntary", lang, rounds=v.voluntary_pass_after))
+    bank.append(t("rules-end_all_dealt" if v.end_when_all_dealt else "rules-end_chips", lang))
     others = [p for p in PRESET_ORDER if p != v.name]
-    lines.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
-    return "\n".join(lines)
+    bank.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
+    return [play, stakes, cards, bank]
+
+
+def rules_text(
+    preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
+) -> str:
+    """/rules: :func:`rules_parts`, a blank line between the parts."""
+    parts = rules_parts(preset_name, lang, variant, running=running)
+    return "\n\n".join("\n".join(part) for part in parts)
 
 
 def _top_name(row: LeaderboardRow, lang: str) -> str:

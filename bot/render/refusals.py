@@ -32,6 +32,8 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
         key = "refusal-cannot_pass_bank_banker" if has_name else "refusal-cannot_pass_bank"
     elif code == "cannot_pass_bank" and params.get("why") == "never":
         key = "refusal-cannot_pass_bank_never"
+    elif code == "not_enough_players" and isinstance(params.get("missing"), int):
+        key = "refusal-not_enough_players_more"  # how many more must sit down, and how
     elif code == "cannot_afford" and not isinstance(params.get("maximum"), int):
         key = "refusal-generic"
     if not has(key):

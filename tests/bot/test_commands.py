@@ -250,10 +250,10 @@ async def test_two_games_in_two_forum_topics_run_independently(forum: Harness) -
     count = len(h.group.all_messages)
     seen = len(h.private(d).all_messages)
     await h.say(d, "/hit", thread_id=first)  # topic 1's round is over; Гоша's turn is in 2
-    # What is going on there and what to do, not «another stage».
-    refused = render.refusal("wrong_phase", {"phase": "round_over"}, "ru")
+    # He is not at topic 1's table: he hears that, and how to sit down (not «another stage»).
+    refused = render.refusal("not_seated", {}, "ru")
     assert h.private_since(d, seen) == [refused]
-    assert refused.startswith("Раунд окончен")
+    assert refused.startswith("Вы не за столом") and "/join" in refused
     replies = [m for m in h.group.all_messages[count:] if m.from_bot]
     assert [(m.content, m.thread_id) for m in replies] == [(h.pointer(d), first)]
     assert (await h.stored(second)).version == two.version + 1

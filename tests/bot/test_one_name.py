@@ -13,9 +13,10 @@ from fluent.syntax import FluentParser
 from fluent.syntax import ast as fl
 
 from bot import commands, i18n, render
-from bot.render.info import RULES_LINES
+from bot.render.info import PHONE_ROWS, phone_rows
 from rules.variants import PRESETS
 from tests.bot.conftest import plain
+from tests.rules.helpers import table
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("ru", "en")
@@ -31,21 +32,32 @@ def _rules(preset: str, lang: str) -> str:
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("lang", LANGS)
 def test_rules_teach_someone_who_never_played(preset: str, lang: str) -> None:
+    parts = [[plain(line) for line in part] for part in render.rules_parts(preset, lang)]
     text = _rules(preset, lang)
+    assert text == "\n\n".join("\n".join(part) for part in parts)
+    # One phone screen per part (bot.render.info: PHONE_ROWS rows of PHONE_COLUMNS).
+    for part in parts:
+        assert phone_rows("\n".join(part)) <= PHONE_ROWS, (part[0], phone_rows("\n".join(part)))
     lines = text.split("\n")
-    # A phone screen: a few dozen short lines, nothing cut off at the end.
-    assert len(lines) <= RULES_LINES and len(text) <= 1400, (len(lines), len(text))
     assert lines[-1].startswith(plain(i18n.t("rules-others", lang, presets="")).strip())
-    # The goal, the bust and the bank come first, before what this preset changes.
-    assert lines[1] == plain(i18n.t("rules-goal", lang))
-    assert lines[2] == plain(i18n.t("rules-bank_pays", lang))
+    # Most important first: the goal and the bust, then how a hand compares with the banker's,
+    # before anything this preset changes; that others' cards stay hidden, in the first part.
+    play = parts[0]
+    assert play[1] == plain(i18n.t("rules-part-play", lang))
+    assert play[2] == plain(i18n.t("rules-goal", lang))
+    assert play[3] == plain(i18n.t("rules-compare", lang))
     goal = {"ru": ("больше", "банкира", "21", "перебор"), "en": ("more", "banker", "21", "bust")}
-    assert all(word in lines[1].lower() for word in goal[lang])
-    pays = {"ru": ("банк платит", "уходит в банк"), "en": ("bank pays", "goes to the bank")}
-    assert all(words in lines[2] for words in pays[lang])
+    assert all(word in play[2].lower() for word in goal[lang])
+    compare = {"ru": ("выигрыш", "проигрыш", "при своих"), "en": ("wins", "loses", "push")}
+    assert all(word in play[3] for word in compare[lang])
+    assert plain(i18n.t("rules-hidden", lang)) in play and "🂠" in "\n".join(play)
+    # The bank's part opens with what a win pays, in figures, and where a lost stake goes.
+    assert parts[1][1] == plain(i18n.t("rules-bank_pays", lang))
+    pays = {"ru": ("банк платит", "50 → +50", "уходит в банк"), "en": ("bank pays", "50 → +50")}
+    assert all(words in parts[1][1] for words in pays[lang])
     # Hit and stand are explained with the buttons' own labels.
     for button in ("btn-hit", "btn-stand"):
-        assert plain(i18n.t(button, lang)) in text
+        assert plain(i18n.t(button, lang)) in "\n".join(play)
     v = PRESETS[preset]
     dark = plain(i18n.t("rules-dark", lang))
     if v.dark_draw:
@@ -67,6 +79,35 @@ def test_rules_teach_someone_who_never_played(preset: str, lang: str) -> None:
         # The both-bust rule follows the bust line it qualifies.
         bust = plain(i18n.t("rules-no_fine", lang))
         assert lines.index(both) == lines.index(bust) + 1
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("lang", LANGS)
+def test_rules_say_why_the_table_limits_a_stake_and_how_the_game_ends(
+    preset: str, lang: str
+) -> None:
+    """The table's «⚠ the bank is sure to pay only up to 150» and a stake that stops below the
+    bank (home36: 525 of 1 050 chips, the fine) are explained; so is the game's end."""
+    v = PRESETS[preset]
+    text = _rules(preset, lang)
+    assert plain(i18n.t("rules-cover", lang)) in text
+    fine_cap = plain(i18n.t("rules-fine_cap", lang, balance=1000, stake=500))
+    assert (fine_cap in text) == (v.bust_fine_percent == 100)
+    end = "rules-end_all_dealt" if v.end_when_all_dealt else "rules-end_chips"
+    assert plain(i18n.t(end, lang)) in text and "/endgame" in plain(i18n.t("rules-end_chips", lang))
+    # «по часовой» means nothing in a chat: the order is the numbers the table shows.
+    assert "часов" not in text and "clockwise" not in text.replace("counterclockwise", "")
+    numbers = {"ru": "в порядке номеров на столе", "en": "order of their numbers on the table"}
+    assert numbers[lang] in text
+
+
+def test_a_stake_capped_by_the_fine_is_what_the_rules_say() -> None:
+    """rules-fine_cap's figure is the engine's: a balance of 1 000 stakes at most 500 in home36."""
+    for chips, most in ((1000, 500), (1050, 525)):
+        game = table("home36", [(1, 10_000), (2, chips), (3, 100)])
+        game.start()
+        assert game.banker == 1  # a scripted lot: the rich first seat banks
+        assert game.stake_range(2) == (1, most)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -13,6 +13,7 @@ from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.commands import COMMANDS, sections
 from bot.render.common import fit_text
+from bot.render.info import PHONE_ROWS
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
@@ -482,7 +483,8 @@ def test_peek_is_short_with_many_cards(lang: str) -> None:
 def test_rules_text(preset: str, lang: str) -> None:
     text = render.rules_text(preset, lang)
     valid_html(text)
-    assert len(text.splitlines()) <= 25
+    # Each part one phone screen (tests/bot/test_one_name.py measures the rows).
+    assert all(len(part) <= PHONE_ROWS for part in render.rules_parts(preset, lang))
     assert "{" not in text
     assert "/rules" in render.rules_text("nonsense", lang) or "classic36" in render.rules_text(
         "nonsense", lang

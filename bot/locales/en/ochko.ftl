@@ -8,8 +8,8 @@ preset-big54-name = Big deck, 54 cards
 preset-twodecks104-name = Two decks, 104 cards
 preset-classic36-summary =
     Jack 2, queen 3, king 4, ace 11. The banker names the bank.
-    In turn, each player stakes (up to va-bank, the whole bank) and draws at once; 21 and the golden point (two aces) win on the spot.
-    The bottom card is face up; dark cards allowed.
+    Players take turns: stake (up to va-bank, the whole bank), then draw. 21 and the golden point (two aces) win on the spot.
+    The bottom card is shown to all; dark cards allowed.
 preset-home36-summary =
     Jack 2, queen 3, king 4, ace 11. The banker puts all their chips in the bank.
     Everyone stakes first (together up to the bank), then draws; 21 pays at once.
@@ -20,7 +20,7 @@ preset-big54-summary =
     A bust costs the stake plus a fine; dark cards allowed.
 preset-twodecks104-summary =
     Two 52-card decks, face cards 10, ace 1 or 11. Everyone stakes, then gets two cards.
-    A natural 21 wins the banker every stake and pays a player double.
+    A banker dealt 21 takes every stake; a player dealt 21 is paid double.
     The banker draws first; the bank passes every round.
 lobby-header = 🃏 <b>Ochko</b> — taking seats
 lobby-preset = Rule set: <b>{ $preset }</b>
@@ -57,7 +57,7 @@ odds-alert = Bust: { $bust } · 21: { $twenty_one }
 odds-part = { $count } of { $total } ({ $percent }%)
 odds-part_percent = { $percent }%
 odds-no_cards = No cards are left to deal.
-odds-not_drawing = Only whoever is drawing now sees the odds.
+odds-not_drawing = Only the player drawing now can see the odds.
 odds-press_button = Press 💡 under the table: only you will see the odds.
 table-header = 🃏 <b>Round { $round }</b> · { $preset }
 table-header_first = 🃏 <b>Ochko</b> · { $preset }
@@ -98,7 +98,7 @@ result-bust = bust 💥
 result-twenty_one = ✅
 result-golden = golden point 🏆
 result-natural = natural
-result-dark = dark
+result-dark = with a dark card
 pay-win = <b>+{ $amount }</b>
 pay-lose = −{ $amount }
 pay-lose_fine = −{ $amount } (fine { $fine })
@@ -193,7 +193,7 @@ refusal-not_your_turn = It's not your turn.
 refusal-wrong_phase = Not now — the game is at another stage.
 refusal-amount_out_of_range = Allowed: { $minimum } to { $maximum }.
 refusal-amount_none = No amount is possible now: the bank has no room or you have no chips.
-refusal-cannot_afford = Not enough chips: counting the fine, at most { $maximum }.
+refusal-cannot_afford = Your chips must cover the fine too: stake at most { $maximum }.
 refusal-too_many_cards = { $maximum ->
         [one] A hand holds at most { $maximum } card.
        *[other] A hand holds at most { $maximum } cards.
@@ -201,12 +201,12 @@ refusal-too_many_cards = { $maximum ->
 refusal-deck_exhausted = The deck has run out.
 refusal-option_disabled = This rule set doesn't allow that.
 refusal-cannot_pass_bank = The bank can't be passed now.
-refusal-cannot_pass_bank_rounds = The bank can be passed after { $rounds ->
+refusal-cannot_pass_bank_rounds = You can pass the bank after holding it for { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
     } — { $played } of { $rounds } played so far.
 refusal-game_over = The game is already over.
-refusal-not_seated = You are not at the table. To sit down: /join.
+refusal-not_seated = You're not at the table — press “{ btn-join }” or type /join.
 refusal-already_seated = You are already seated.
 refusal-table_full = The table is full: { $seats ->
         [one] its only seat is taken.
@@ -216,9 +216,13 @@ refusal-not_enough_players = { $minimum ->
         [one] At least { $minimum } player with chips is needed.
        *[other] At least { $minimum } players with chips are needed.
     }
+refusal-not_enough_players_more = { $missing ->
+        [one] { $missing } more player with chips is needed
+       *[other] { $missing } more players with chips are needed
+    } to start: someone has to press “{ btn-join }” or type /join.
 refusal-invalid_variant = These settings don't go together.
 refusal-illegal_action = That's not allowed now.
-refusal-stale_button = This button is out of date — see the current table.
+refusal-stale_button = This button is out of date — use the latest table.
 refusal-foreign_game = This button belongs to another game.
 refusal-no_game = No game in this chat. Start one: /newgame
 refusal-not_allowed = Only the host, the banker or an admin can do that.
@@ -231,7 +235,7 @@ refusal-user_game_limit = { $limit ->
        *[other] You're already playing at { $limit } tables — that's the limit.
     }
 refusal-house_busy = The banker bot already banks at another table in this chat — finish that game or turn the banker bot off in /settings.
-refusal-seated_in_chat = You already sit at another table in this chat — finish that game first.
+refusal-seated_in_chat = You're already seated at another table in this chat — finish that game first.
 refusal-slow_down = Not so fast 🙂
 refusal-generic = That's not possible.
 help-header_group = 🃏 <b>Ochko</b> — the card game “21” for the whole group.
@@ -242,15 +246,17 @@ cmd-join = take a seat
 cmd-leave = leave the table
 cmd-deal = start the game once everyone is seated
 cmd-bank = name the bank: /bank 100
-cmd-bet = stake: /bet 50
+cmd-bet = place a stake: /bet 50
 cmd-hit = hit: take one more card
 cmd-stand = stand: take no more cards
 cmd-dark = take a dark card
-cmd-passbank = pass or decline the bank
+cmd-passbank = pass the bank, or decline it
 cmd-table = show the table again
 cmd-hand = send my cards to the private chat
+cmd-hand-private = send my cards again
 cmd-endgame = end the game (host, banker, admin)
 cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
+cmd-odds-private = the odds of a bust and of 21 on the next card
 cmd-balance = my balance
 cmd-top = the chat's leaderboard
 cmd-stats = my statistics
@@ -259,9 +265,41 @@ cmd-rules = the rules of the game [rule set]
 cmd-settings = chat settings (admins)
 cmd-lang = language: /lang ru or /lang en
 cmd-help = this help
-cmd-start = start talking to the bot
+cmd-start = start: your cards will come here
+# /rules (bot/render/info.py: rules_parts), in the order shown: four parts of one phone screen each.
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
 rules-unknown = No such rule set. Known: { $presets }
+rules-running = 🎲 The rules of the running game.
+rules-chat_overrides = ⚙ With this chat's settings.
+rules-part-play = 🎯 <b>How to play</b>
+rules-goal = The goal: more than the banker, but not over 21. Over 21 is a bust.
+rules-compare = Higher than the banker wins, lower loses, equal is a push.
+rules-banker_last = The banker draws last; if the banker busts, everyone who didn't bust wins.
+rules-banker_first = The banker draws first, hidden until the showdown.
+rules-no_fine = 💥 A bust loses your stake to the bank.
+rules-fine = 💥 A bust costs your stake plus a fine of { $percent }% of it, both to the bank.
+rules-both_bust = If the banker busts, those who did not bust are paid double, and those who busted too take their stake back.
+rules-hidden = 🂠 Others' cards stay hidden until the showdown; only you see yours.
+rules-draw = Your turn: “{ btn-hit }” or “{ btn-stand }”. At most { $count ->
+        [one] { $count } card
+       *[other] { $count } cards
+    } in a hand.
+rules-instant_21 = ✅ 21 wins at once.
+rules-golden = 🏆 So does the golden point (two aces).
+rules-naturals = ✅ A natural is 21 on the first two cards. The banker's natural takes every stake, even from players who have one. A player's natural is paid double at once: stake 50 → +100.
+rules-part-stakes = 💰 <b>The bank and the stakes</b>
+rules-bank_pays = 🏦 The bank is the banker's chips. Win and the bank pays as much as you staked: stake 50 → +50. Lose and your stake goes to the bank.
+rules-bank-named = The banker decides how much goes in the bank — up to all their chips.
+rules-bank-all_in = The banker puts all their chips in the bank.
+rules-bank_limit = The bank holds at most { $limit }.
+rules-stakes-per_turn = Players take turns: stake, then draw at once.
+rules-stakes-before_draw = Everyone stakes first, then each draws in turn.
+rules-stakes-before_deal = Everyone stakes before the deal.
+rules-cap-bank = A stake is at most the bank; staking all of it is va-bank.
+rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player still to stake.
+rules-fine_cap = Your chips must cover the fine too: with { $balance } chips you can stake up to { $stake }.
+rules-cover = ⚠ The bank pays winners in turn while it has chips. ⚠ on a button: if others win too, the bank may not pay that stake in full.
+rules-part-cards = 🃏 <b>The deck and the deal</b>
 rules-seats = { $minimum } to { $maximum ->
         [one] { $maximum } player
        *[other] { $maximum } players
@@ -273,43 +311,27 @@ rules-values-russian = Values: jack 2, queen 3, king 4, ace 11, the rest at face
 rules-values-western = Values: face cards 10, ace 1 or 11 (whichever is better), the rest at face value.
 rules-ace_low = On a bust, an ace counts as 1.
 rules-jokers = A joker (★) counts as anything from 1 to 11, whichever is best.
-rules-bank-named = The banker names the bank — up to all their chips.
-rules-bank-all_in = All the banker's chips go into the bank.
-rules-bank_limit = The bank is at most { $limit }.
 rules-deal = First deal: { $count ->
         [one] { $count } card
        *[other] { $count } cards
     } each.
-rules-banker_up = The banker's first card is face up.
+rules-banker_up = Everyone sees the banker's first card.
 rules-bottom = 🔻 The bottom card is shown to all and dealt last: most likely nobody gets it.
-rules-stakes-per_turn = Stakes: in turn, each player stakes, then draws at once.
-rules-stakes-before_draw = Stakes: everyone stakes after the deal, then each draws in turn.
-rules-stakes-before_deal = Stakes: everyone stakes before the deal.
-rules-cap-bank = A stake is at most the bank; staking all of it is va-bank.
-rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player still to stake.
-rules-max_cards = { $count ->
-        [one] At most { $count } card in a hand.
-       *[other] At most { $count } cards in a hand.
-    }
-rules-instant_21 = ✅ 21 wins at once: the bank pays on the spot.
-rules-golden = 🏆 The golden point — two aces — wins at once too.
-rules-naturals = ✅ A natural is 21 on the first two cards. The banker's takes every stake, even from players with one; a player's is paid double at once.
-rules-fine = 💥 Bust: the stake and a fine of { $percent }% of it go to the bank.
-rules-no_fine = 💥 Bust: the stake goes to the bank.
-rules-both_bust = If the banker busts, the bank pays double to all who did not bust, and those who busted too take their stake back.
 rules-dark = 🌑 A dark card is seen by nobody until the showdown, not even you; after it you draw no more.
-rules-no_dark = No dark cards in this rule set.
-rules-banker_last = The banker draws last. More than the banker wins, less loses, equal is a push. If the banker busts, all who did not bust win.
-rules-banker_first = The banker draws first, hidden until the showdown. More than the banker wins, less loses, equal is a push.
-rules-pass-when_broken = A broken (empty) bank passes to the next player on the left.
-rules-pass-every_round = The bank passes to the player on the left every round.
-rules-pass-voluntary = After { $rounds ->
+rules-dark_fine = A dark bust has no fine.
+rules-no_dark = This rule set has no dark cards.
+rules-part-bank = 🔁 <b>The next banker and the end</b>
+rules-lot = 🎲 The first banker is chosen by lot.
+rules-order-clockwise = Players take turns in the order of their numbers on the table, and the bank moves on the same way.
+rules-order-counterclockwise = Players take turns in the order of their numbers on the table, but the bank moves on the other way.
+rules-pass-when_broken = A broken bank (no chips left in it) passes to the next player.
+rules-pass-every_round = The bank passes to the next player after every round.
+rules-pass-voluntary = After holding the bank for { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
-    } the banker may pass the bank on.
-rules-end_all_dealt = The game ends when everyone has been the banker.
-rules-order-clockwise = Turns go clockwise from the banker.
-rules-order-counterclockwise = Turns go counterclockwise from the banker.
+    }, the banker may pass it: “{ btn-pass_bank }” or /passbank.
+rules-end_chips = 🏁 The game goes on until someone ends it (/endgame) or only one player has chips left.
+rules-end_all_dealt = 🏁 The game ends when everyone has been the banker.
 rules-others = Other rule sets: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Leaderboard</b> { $period }
@@ -397,7 +419,7 @@ private-opened = ✉ Private chat open — your cards will come here.
 lang-switched = Language: English 🇬🇧
 lang-usage = Language: /lang ru or /lang en
 group_only = This command works in a group.
-private_several = You sit in several games — use the buttons under your cards, or type the command in the group.
+private_several = You're playing in several games — use the buttons under your cards, or type the command in the group.
 error-internal = Something went wrong. Please try again.
 joined = You're seated ✅
 hand_in_group = Type /hand in the group where you play — the cards will come here.
@@ -416,8 +438,6 @@ endgame-kept = ↩ { $name }: the game goes on.
 endgame-over = This game is already over.
 end-header_by = 🏁 { $name } ends the game
 prompt-ended_below = 🏁 The game is over — the totals are below.
-rules-running = 🎲 The rules of the running game.
-rules-chat_overrides = ⚙ With this chat's settings.
 chart-axis_hours = Time (UTC) · { $days }
 chart-axis_dates = Date (UTC) · { $years }
 
@@ -449,7 +469,7 @@ refill-balance_off = Not enough chips to sit down (a seat needs { $minimum }). R
 cmd-next = start the next round
 cmd-cancel = close the table before the game starts
 settings-btn-preset = { $value }
-private-no_game = You are not sitting at any table now. Games are played in groups: /newgame opens a table.
+private-no_game = You're not at any table right now. Games are played in groups: /newgame opens a table.
 private-unknown_command = No such command. All commands: /help
 private_only = This command works in the private chat with the bot.
 balance-private_header = 💰 <b>Your chips</b> (each chat has its own):
@@ -470,17 +490,17 @@ pay-push_dry = push: the bank is empty, nothing to pay the { $due } won
 news-paid_short = (of { $due }: the bank ran dry)
 refusal-range_bank = The bank is a whole number from { $minimum } to { $maximum }: /bank and the amount.
 refusal-range_stake = A stake is a whole number from { $minimum } to { $maximum }: /bet and the amount.
-refusal-not_your_turn_name = Not your turn: { $turn_name } is playing.
+refusal-not_your_turn_name = Not your turn — it's { $turn_name }'s.
 refusal-wrong_phase_at = { $phase ->
         [lobby] The game has not started: first “{ btn-start }” or /deal.
         [bank] The banker is naming the bank now — please wait.
         [round_over] The round is over. Next: “{ btn-next }” or /next.
-       *[other] The round is still on — this can wait until it ends.
+       *[other] The round is still on — try again when it ends.
     }
-refusal-cannot_pass_bank_banker = Only the banker can hand the bank on — that is { $banker_name } now.
-refusal-cannot_pass_bank_never = In this rule set the bank is not handed on at will.
+refusal-cannot_pass_bank_banker = Only the banker can pass the bank — that's { $banker_name } now.
+refusal-cannot_pass_bank_never = In this rule set the banker can't pass the bank at will.
 refusal-admins_only = Only the group's admins can do this.
-refusal-not_paused = The game is going on — waiting for a turn.
+refusal-not_paused = The game isn't paused — it's waiting for someone's turn.
 joined_next = You're seated ✅ A round is on — you play from the next one.
 joined-private = Your cards come in the private chat with @{ $bot } — open it.
 end-reason-expired = Nobody played for too long.
@@ -525,30 +545,27 @@ refusal-your_draw = { $action ->
        *[other] It's your turn: /hit for another card, /stand to stop.
     }
 refusal-round_on = { $action ->
-        [pass_bank] The round is still on: the bank is handed on once it ends.
+        [pass_bank] The round is still on: you can pass the bank once it ends.
         [start] The round is still on: the next one starts once this one ends.
         [next_round] The round is still on: the next one starts once this one ends.
-       *[other] The round is still on: { $turn_name } is playing.
+       *[other] The round is still on: it's { $turn_name }'s turn.
     }
 refusal-bank_by_banker = The banker names the bank: { $banker_name }.
 refusal-bank_all_in = In this rule set nobody names the bank: the banker puts up all their chips.
-refusal-bank_named = The bank is already set: { $bank } in it.
+refusal-bank_named = The bank is already set at { $bank }.
 refusal-banker_no_stake = The banker doesn't stake — the bank plays against every stake.
-refusal-banker_no_dark = The banker doesn't draw dark: /hit for another card, /stand to stop.
-refusal-leaving_already = You're leaving already — as soon as the round ends.
+refusal-banker_no_dark = The banker can't take a dark card: /hit for another card, /stand to stop.
+refusal-leaving_already = You're already leaving — once the round ends.
 refusal-cancel_started = The game has started, and /cancel works only before the first deal. To end the game: /endgame.
 refusal-cancel_creator = Only whoever opened the table ({ $creator_name }) or a group admin can close it.
 refusal-lang_group_admins = Only admins change the group's language. Your own: /lang ru or /lang en in the private chat with the bot.
 lang-group_switched = Group language: English 🇬🇧
-help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go round from the banker's left: whose turn it is shows on the table (👉), and the buttons come to the private chat.
+help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go in the order of the numbers on the table: 👉 shows whose turn it is, and the buttons come to the private chat.
+help-start_private = How to start: in a group, /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go in the order of the numbers on the table: 👉 shows whose turn it is. Your cards and turn buttons will come here.
 help-rules = 📜 The rules, for newcomers: /rules
 help-section-table = 🪑 <b>The table</b>
 help-section-turn = 🃏 <b>Your turn</b>
 help-section-chips = 💰 <b>Chips and the deck check</b>
 help-section-other = ⚙ <b>Everything else</b>
-rules-goal = 🎯 The goal: more than the banker, but not over 21. Over 21 is a bust.
-rules-bank_pays = 🏦 The bank is the banker's chips. Win and the bank pays you your stake; lose and your stake goes to the bank.
-rules-draw = Your turn: “{ btn-hit }” (one more card) or “{ btn-stand }” (no more); you may stand at any time.
-rules-dark_fine = A dark bust has no fine.
-refusal-no_dark = In this rule set nobody draws dark.
+refusal-no_dark = This rule set has no dark cards.
 chart-unavailable = 📈 Charts are not drawn here: the bot's charting library (matplotlib) is not installed. For the bot's owner: pip install 'ochko-bot[chart]'.

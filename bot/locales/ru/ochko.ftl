@@ -99,7 +99,7 @@ result-bust = перебор 💥
 result-twenty_one = очко ✅
 result-golden = золотое очко 🏆
 result-natural = с раздачи
-result-dark = втёмную
+result-dark = с картой втёмную
 pay-win = <b>+{ $amount }</b>
 pay-lose = −{ $amount }
 pay-lose_fine = −{ $amount } (штраф { $fine })
@@ -182,8 +182,8 @@ news-bank_set = 🏦 { $name } назначает банк: { $amount }
 news-joined = 🪑 { $name } садится за стол
 news-left = 🚪 { $name } выходит из-за стола
 news-leave_scheduled = 🚪 { $name } выйдет после раунда
-news-timeout_stand = ⏱ { $name } — время вышло, хватит
-news-timeout_out = ⏱ { $name } — время вышло, пропуск раунда
+news-timeout_stand = ⏱ { $name }: время вышло — больше не берёт
+news-timeout_out = ⏱ { $name }: время вышло — пропускает раунд
 news-sat_out = { $name } пропускает раунд: не хватает фишек
 news-bank_empty = { $name } пропускает раунд: банк пуст
 news-naturals_banker = 🃏 Банкир { $name }: очко с раздачи — забирает все ставки
@@ -196,7 +196,7 @@ refusal-not_your_turn = Сейчас не ваш ход.
 refusal-wrong_phase = Сейчас так нельзя — игра на другом этапе.
 refusal-amount_out_of_range = Можно от { $minimum } до { $maximum }.
 refusal-amount_none = Сейчас сумму назвать нельзя: в банке нет места или у вас нет фишек.
-refusal-cannot_afford = Не хватает фишек: с учётом штрафа можно не больше { $maximum }.
+refusal-cannot_afford = Фишек должно хватить и на штраф: ставка — не больше { $maximum }.
 refusal-too_many_cards = { $maximum ->
         [one] Больше { $maximum } карты в руке не бывает.
         [few] Больше { $maximum } карт в руке не бывает.
@@ -205,13 +205,17 @@ refusal-too_many_cards = { $maximum ->
 refusal-deck_exhausted = Карты в колоде кончились.
 refusal-option_disabled = В этом варианте так не играют.
 refusal-cannot_pass_bank = Сейчас банк передать нельзя.
-refusal-cannot_pass_bank_rounds = Банк можно передать после { $rounds ->
-        [one] { $rounds } раунда
-        [few] { $rounds } раундов
+refusal-cannot_pass_bank_rounds = Банк можно передать, только продержав его { $rounds ->
+        [one] { $rounds } раунд
+        [few] { $rounds } раунда
        *[many] { $rounds } раундов
-    } — пока сыграно { $played } из { $rounds }.
+    }, — { $played ->
+        [one] пока сыгран { $played } из { $rounds }.
+        [few] пока сыграно { $played } из { $rounds }.
+       *[many] пока сыграно { $played } из { $rounds }.
+    }
 refusal-game_over = Игра уже окончена.
-refusal-not_seated = Вы не за столом. Сесть — /join.
+refusal-not_seated = Вы не за столом: сесть — «{ btn-join }» или /join.
 refusal-already_seated = Вы уже за столом.
 refusal-table_full = Стол полон: { $seats ->
         [1] единственное место занято.
@@ -224,9 +228,14 @@ refusal-not_enough_players = { $minimum ->
         [few] Нужно хотя бы { $minimum } игрока с фишками.
        *[many] Нужно хотя бы { $minimum } игроков с фишками.
     }
+refusal-not_enough_players_more = Для начала { $missing ->
+        [one] нужен ещё { $missing } игрок
+        [few] нужно ещё { $missing } игрока
+       *[many] нужно ещё { $missing } игроков
+    } с фишками: пусть сядут за стол — «{ btn-join }» или /join.
 refusal-invalid_variant = Эти настройки друг с другом не сочетаются.
 refusal-illegal_action = Так сейчас нельзя.
-refusal-stale_button = Эта кнопка устарела — смотрите свежий стол.
+refusal-stale_button = Кнопка устарела: жмите кнопки под последним столом.
 refusal-foreign_game = Эта кнопка от другой игры.
 refusal-no_game = В этом чате нет игры. Начните: /newgame
 refusal-not_allowed = Это может только создатель стола, банкир или админ.
@@ -258,8 +267,10 @@ cmd-dark = взять карту втёмную
 cmd-passbank = передать банк или отказаться от него
 cmd-table = показать стол заново
 cmd-hand = прислать мои карты в личку
+cmd-hand-private = прислать мои карты ещё раз
 cmd-endgame = завершить игру (создатель, банкир, админ)
 cmd-odds = шансы перебора и очка на следующей карте (в личку)
+cmd-odds-private = шансы перебора и очка на следующей карте
 cmd-balance = мой баланс
 cmd-top = лучшие игроки чата
 cmd-stats = моя статистика
@@ -268,9 +279,42 @@ cmd-rules = правила игры [вариант]
 cmd-settings = настройки чата (админы)
 cmd-lang = язык: /lang ru или /lang en
 cmd-help = эта справка
-cmd-start = начать общение с ботом
+cmd-start = начать: сюда будут приходить ваши карты
+# /rules (bot/render/info.py: rules_parts), in the order shown: four parts of one phone screen each.
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
 rules-unknown = Нет такого варианта. Есть: { $presets }
+rules-running = 🎲 Правила идущей игры.
+rules-chat_overrides = ⚙ С настройками этого чата.
+rules-part-play = 🎯 <b>Как играть</b>
+rules-goal = Цель — набрать больше, чем у банкира, но не больше 21. Больше 21 — перебор.
+rules-compare = Больше, чем у банкира, — выигрыш, меньше — проигрыш, поровну — при своих.
+rules-banker_last = Банкир берёт карты последним; перебрал — выиграли все, кто не перебрал.
+rules-banker_first = Банкир берёт карты первым, втайне до вскрытия.
+rules-no_fine = 💥 Перебор — ставка уходит в банк.
+rules-fine = 💥 Перебор — в банк уходят ставка и штраф { $percent }% ставки.
+rules-both_bust = Перебрал банкир — кто не перебрал, получает вдвое, а кто тоже перебрал, забирает ставку назад.
+rules-hidden = 🂠 Чужие карты до вскрытия закрыты, свои видите только вы.
+rules-draw = Ваш ход: «{ btn-hit }» или «{ btn-stand }». В руке не больше { $count ->
+        [one] { $count } карты.
+        [few] { $count } карт.
+       *[many] { $count } карт.
+    }
+rules-instant_21 = ✅ Очко (21) — выигрыш сразу.
+rules-golden = 🏆 Золотое очко (два туза) — тоже.
+rules-naturals = ✅ Очко с двух первых карт: у банкира — он забирает все ставки, даже у игроков с очком; у игрока — банк сразу платит ему вдвое: ставка 50 → +100.
+rules-part-stakes = 💰 <b>Банк и ставки</b>
+rules-bank_pays = 🏦 Банк — фишки банкира. Выиграли — банк платит столько же, сколько вы поставили: ставка 50 → +50. Проиграли — ставка уходит в банк.
+rules-bank-named = Сколько фишек положить в банк, решает банкир — хоть все свои.
+rules-bank-all_in = Банкир кладёт в банк все свои фишки.
+rules-bank_limit = В банке не больше { $limit }.
+rules-stakes-per_turn = Игроки по очереди ставят и сразу берут карты.
+rules-stakes-before_draw = Сначала ставят все, потом по очереди берут карты.
+rules-stakes-before_deal = Все ставят до раздачи.
+rules-cap-bank = Ставка — не больше банка; на весь банк — ва-банк.
+rules-cap-shared = Все ставки вместе — не больше банка, и каждому, кто ещё не ставил, остаётся хотя бы 1.
+rules-fine_cap = Фишек должно хватать и на штраф: при { $balance } фишках ставка — не больше { $stake }.
+rules-cover = ⚠ Выигрыши банк платит по очереди, пока в нём есть фишки. ⚠ на кнопке: если выиграют и другие, такую ставку банк может оплатить не целиком.
+rules-part-cards = 🃏 <b>Колода и раздача</b>
 rules-seats = За столом от { $minimum } до { $maximum ->
         [one] { $maximum } игрока
         [few] { $maximum } игроков
@@ -283,46 +327,29 @@ rules-values-russian = Очки: валет 2, дама 3, король 4, ту�
 rules-values-western = Очки: картинки по 10, туз 1 или 11 — как выгоднее, остальные по номиналу.
 rules-ace_low = При переборе туз считается за 1.
 rules-jokers = Джокер (★) — любое значение от 1 до 11, как выгоднее.
-rules-bank-named = Банк назначает банкир — не больше своих фишек.
-rules-bank-all_in = В банк идут все фишки банкира.
-rules-bank_limit = Банк не больше { $limit }.
 rules-deal = Раздача: каждому по { $count ->
         [one] { $count } карте
         [few] { $count } карты
        *[many] { $count } карт
     }.
-rules-banker_up = Первая карта банкира лежит открыто.
-rules-bottom = 🔻 Нижняя карта открыта всем и сдаётся последней: скорее всего, её никто не получит.
-rules-stakes-per_turn = Ставки: по очереди — каждый ставит и сразу берёт карты.
-rules-stakes-before_draw = Ставки: после раздачи ставят все, потом по очереди берут карты.
-rules-stakes-before_deal = Ставки: все ставят до раздачи.
-rules-cap-bank = Ставка — не больше банка; на весь банк — ва-банк.
-rules-cap-shared = Все ставки вместе — не больше банка; каждому следующему остаётся хотя бы 1.
-rules-max_cards = { $count ->
-        [one] В руке не больше { $count } карты.
-        [few] В руке не больше { $count } карт.
-       *[many] В руке не больше { $count } карт.
-    }
-rules-instant_21 = ✅ Очко (21) — выигрыш сразу, банк тут же платит.
-rules-golden = 🏆 Золотое очко — два туза — тоже выигрыш сразу.
-rules-naturals = ✅ Очко с раздачи (21 с двух карт): у банкира — он забирает все ставки, даже у игроков с очком; у игрока — банк сразу платит ему вдвое.
-rules-fine = 💥 Перебор: в банк уходят ставка и штраф { $percent }% ставки.
-rules-no_fine = 💥 Перебор: ставка уходит в банк.
-rules-both_bust = Перебрал банкир — кто не перебрал, получает от банка вдвое, а кто тоже перебрал, забирает ставку назад.
+rules-banker_up = Первую карту банкира видят все.
+rules-bottom = 🔻 Нижняя карта открыта всем и сдаётся последней — скорее всего, её никто не получит.
 rules-dark = 🌑 Втёмную — карта, которую до вскрытия не видит никто, даже вы; после неё карт больше не берут.
+rules-dark_fine = Перебор втёмную — без штрафа.
 rules-no_dark = Втёмную в этом варианте не играют.
-rules-banker_last = Банкир берёт карты последним. Больше, чем у него, — выигрыш, меньше — проигрыш, поровну — при своих. Перебрал банкир — выиграли все, кто не перебрал.
-rules-banker_first = Банкир берёт карты первым, втайне до вскрытия. Больше, чем у него, — выигрыш, меньше — проигрыш, поровну — при своих.
-rules-pass-when_broken = Сорванный банк (пустой) переходит к следующему слева.
-rules-pass-every_round = Банк каждый раунд переходит к следующему игроку слева.
-rules-pass-voluntary = Через { $rounds ->
+rules-part-bank = 🔁 <b>Смена банкира и конец игры</b>
+rules-lot = 🎲 Первого банкира выбирает жребий.
+rules-order-clockwise = Игроки ходят в порядке номеров на столе, и банк переходит в ту же сторону.
+rules-order-counterclockwise = Игроки ходят в порядке номеров на столе, а банк переходит в обратную сторону.
+rules-pass-when_broken = Сорванный банк (в нём кончились фишки) переходит к следующему игроку.
+rules-pass-every_round = Банк переходит к следующему игроку после каждого раунда.
+rules-pass-voluntary = Продержав банк { $rounds ->
         [one] { $rounds } раунд
         [few] { $rounds } раунда
        *[many] { $rounds } раундов
-    } банкир может сам передать банк.
-rules-end_all_dealt = Игра кончается, когда все побывали банкирами.
-rules-order-clockwise = Ходят по кругу от банкира, по часовой.
-rules-order-counterclockwise = Ходят по кругу от банкира, против часовой.
+    }, банкир может передать его сам: «{ btn-pass_bank }» или /passbank.
+rules-end_chips = 🏁 Игра идёт, пока её не завершат (/endgame) или пока фишки не окажутся у кого-то одного.
+rules-end_all_dealt = 🏁 Игра кончается, когда все побывали банкирами.
 rules-others = Другие варианты: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Лучшие игроки</b> { $period }
@@ -439,8 +466,6 @@ endgame-kept = ↩ { $name }: игра продолжается.
 endgame-over = Эта игра уже окончена.
 end-header_by = 🏁 { $name } завершает игру
 prompt-ended_below = 🏁 Игра окончена — итоги ниже.
-rules-running = 🎲 Правила идущей игры.
-rules-chat_overrides = ⚙ С настройками этого чата.
 chart-axis_hours = Время (UTC) · { $days }
 chart-axis_dates = Дата (UTC) · { $years }
 
@@ -503,7 +528,7 @@ refusal-wrong_phase_at = { $phase ->
        *[other] Раунд ещё идёт — это можно, когда он закончится.
     }
 refusal-cannot_pass_bank_banker = Передать банк может только банкир — сейчас это { $banker_name }.
-refusal-cannot_pass_bank_never = В этом варианте банк по желанию не передают.
+refusal-cannot_pass_bank_never = В этом варианте банкир не может передать банк по своему желанию.
 refusal-admins_only = Это могут только админы группы.
 refusal-not_paused = Игра и так идёт — ждём хода.
 joined_next = Вы за столом ✅ Раунд уже идёт — играете со следующего.
@@ -550,7 +575,7 @@ refusal-your_draw = { $action ->
        *[other] Сейчас ваш ход: /hit — ещё карту, /stand — хватит.
     }
 refusal-round_on = { $action ->
-        [pass_bank] Раунд ещё идёт: банк передают, когда он закончится.
+        [pass_bank] Раунд ещё идёт: банк можно передать, когда он закончится.
         [start] Раунд ещё идёт: следующий начнётся, когда этот закончится.
         [next_round] Раунд ещё идёт: следующий начнётся, когда этот закончится.
        *[other] Раунд ещё идёт: сейчас ходит { $turn_name }.
@@ -565,15 +590,12 @@ refusal-cancel_started = Игра уже началась, а /cancel — тол
 refusal-cancel_creator = Закрыть стол может тот, кто его открыл ({ $creator_name }), или админ группы.
 refusal-lang_group_admins = Язык группы меняют админы. Свой язык — /lang ru или /lang en в личке с ботом.
 lang-group_switched = Язык группы: русский 🇷🇺
-help-start = Как начать: /newgame → «{ btn-join }» → «{ btn-start }». Банкира выберет жребий, дальше ходят по кругу слева от него: чей ход, видно на столе (👉), а кнопки приходят в личку.
+help-start = Как начать: /newgame → «{ btn-join }» → «{ btn-start }». Банкира выберет жребий, дальше ходят в порядке номеров на столе: чей ход — видно по 👉, а кнопки приходят в личку.
+help-start_private = Как начать: в группе /newgame → «{ btn-join }» → «{ btn-start }». Банкира выберет жребий, дальше ходят в порядке номеров на столе: чей ход — видно по 👉. Карты и кнопки хода придут сюда.
 help-rules = 📜 Правила для новичков: /rules
 help-section-table = 🪑 <b>Стол</b>
 help-section-turn = 🃏 <b>Ваш ход</b>
 help-section-chips = 💰 <b>Фишки и проверка колоды</b>
 help-section-other = ⚙ <b>Прочее</b>
-rules-goal = 🎯 Цель — набрать больше, чем у банкира, но не больше 21. Больше 21 — перебор.
-rules-bank_pays = 🏦 Банк — фишки банкира. Выиграли — банк платит вам вашу ставку, проиграли — ставка уходит в банк.
-rules-draw = Ваш ход: «{ btn-hit }» или «{ btn-stand }»; остановиться можно в любой момент.
-rules-dark_fine = Перебор втёмную — без штрафа.
 refusal-no_dark = В этом варианте втёмную не играют.
 chart-unavailable = 📈 Графики здесь не рисуются: у бота не установлена библиотека для них (matplotlib). Владельцу бота: pip install 'ochko-bot[chart]'.
