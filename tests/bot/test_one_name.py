@@ -173,6 +173,12 @@ BANNED = {
         (r"чат с ботом", "the private chat is «личка»"),
         (r"\bсамому\b", "gender-free: the players are of any gender"),
         (r"[\"“”]", "Russian quotes are «…»"),
+        # Issue #30.
+        (r"(?:по|против) часовой", "a chat has no clock face: «в порядке номеров на столе»"),
+        (r"лежит открыт", "a card is «открыта» or «видят все»"),
+        (r"\b(?:отда|сда|уступ)\w*\s+банк", "the banker's action is «передать банк»"),
+        (r"время вышло,? хватит", "«хватит» alone reads as «enough!»"),
+        (r"платит вам вашу ставку", "reads like a refund: say what is paid (50 → +50)"),
     ],
     "en": [
         (r"\b[Pp]resets?\b", 'the rule set is "rule set"'),
@@ -187,6 +193,10 @@ BANNED = {
         (r"\bGo on\b", 'the button is "Resume"'),
         (r"\bHave held\b", "tense"),
         (r'"', "English quotes are “…”"),
+        # Issue #30.
+        (r"\b(?:counter)?clockwise\b", "a chat has no clock face: the numbers on the table"),
+        (r"\bhand(?:s|ed|ing)?\s+(?:the bank\s+|it\s+)?on\b", 'the action is "pass the bank"'),
+        (r"\bpays you your stake\b", "reads like a refund: say what is paid (50 → +50)"),
     ],
 }
 # Entries in other hands (the refusals' and /lang's texts, issue #25's other part): to be aligned
@@ -251,6 +261,16 @@ def test_no_replaced_name_comes_back(lang: str) -> None:
         ("en", "🏦 House"),
         ("en", "▶ Go on"),
         ("en", 'press "Take a seat"'),
+        ("ru", "Ходят по кругу от банкира, по часовой."),
+        ("ru", "Первая карта банкира лежит открыто."),
+        ("ru", "Банкир может отдать банк."),
+        ("ru", "⏱ Дима — время вышло, хватит"),
+        ("ru", "Выиграли — банк платит вам вашу ставку"),
+        ("en", "Turns go clockwise from the banker."),
+        ("en", "the banker may hand the bank on"),
+        ("en", "Only the banker can hand it on"),
+        ("en", "The bank is handed on once it ends"),
+        ("en", "Win and the bank pays you your stake"),
     ],
 )
 def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
@@ -268,6 +288,10 @@ def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
         ("en", "Home rules, 36 cards"),
         ("en", "The rules of the running game."),
         ("en", "the bank's house edge"),
+        ("ru", "Банкир может передать банк."),
+        ("ru", "✋ хватит"),
+        ("en", "Pass the bank, or decline it"),
+        ("en", "A hand holds at most 5 cards."),
     ],
 )
 def test_legitimate_words_pass(lang: str, right: str) -> None:
@@ -323,3 +347,41 @@ def test_the_docs_use_the_same_names() -> None:
     # The result shows one line for the deck: the docs must not promise the salt in it.
     assert "result message shows each shuffle's full commitment" not in fairness
     assert "/verify" in fairness
+
+
+# ------------------------------------------------------------------------------- issue #30
+
+
+def test_the_points_of_issue_30() -> None:
+    ru, en = ({key: _shown(key, lang) for key in i18n.keys(lang)} for lang in LANGS)
+    # A timed-out player stops drawing: said so, not «enough!».
+    assert (
+        "хватит" not in ru["news-timeout_stand"] and "больше не берёт" in ru["news-timeout_stand"]
+    )
+    # A dark card on the result is a card: not «13 втёмную».
+    assert "карт" in ru["result-dark"] and "card" in en["result-dark"]
+    # A natural's payout in figures, and a parseable sentence in English.
+    assert "50 → +100" in ru["rules-naturals"] and "50 → +100" in en["rules-naturals"]
+    assert "The banker's takes" not in en["rules-naturals"]
+    # Too few players: how many more, and how they sit down.
+    for text in (ru["refusal-not_enough_players_more"], en["refusal-not_enough_players_more"]):
+        assert "/join" in text and "5" in text
+    # The banker's action has one name per language, on the button and in every text.
+    assert ru["btn-pass_bank"].endswith("Передать банк") and en["btn-pass_bank"].endswith(
+        "Pass the bank"
+    )
+    for lang, texts, verb in (("ru", ru, "передать банк"), ("en", en, "pass the bank")):
+        for key in ("cmd-passbank", "refusal-cannot_pass_bank_banker", "rules-pass-voluntary"):
+            assert verb in texts[key].lower() or verb.split()[0] in texts[key].lower(), (lang, key)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_private_help_does_not_send_to_the_private_chat(lang: str) -> None:
+    """/start in the private chat sends /help there: no line of it points to «the private chat»
+    as somewhere else (/hand: «send my cards to the private chat»)."""
+    text = plain(render.help_text(commands.sections(lang, private=True), lang, private=True))
+    elsewhere = {"ru": ("в личку", "в личке"), "en": ("to the private chat", "in the private chat")}
+    assert not [line for line in text.split("\n") if any(w in line for w in elsewhere[lang])]
+    assert "/hand — " in text  # still offered, with its private description
+    group = plain(render.help_text(commands.sections(lang, private=False), lang, private=False))
+    assert plain(i18n.t("cmd-hand", lang)) in group

@@ -321,3 +321,31 @@ async def test_leaving_twice_and_dark_where_nobody_draws_dark(harness: Harness) 
     await harness.say(a, "/newgame twodecks104")
     await harness.say(b, "/join")
     assert await answer_to(harness, 1, "/dark") == "В этом варианте втёмную не играют."
+
+
+# Issue #30: the condition itself at once, not a wait that leads to another refusal.
+async def test_passbank_in_the_first_round_says_the_rounds_at_once(harness: Harness) -> None:
+    await classic_at_stake(harness)
+    said = await answer_to(harness, 0, "/passbank")  # Аня, the banker, mid-round 1
+    assert said == "Банк можно передать, только продержав его 3 раунда, — пока сыграно 0 из 3."
+    await harness.say(harness.users[0], "/lang en", harness.bot)
+    said = await answer_to(harness, 0, "/passbank")
+    assert said == "You can pass the bank after holding it for 3 rounds — 0 of 3 played so far."
+
+
+async def test_a_bet_by_someone_not_seated_in_the_lobby_says_so(harness: Harness) -> None:
+    a, b, _, _ = harness.users
+    await harness.say(a, "/newgame classic36")
+    await harness.say(b, "/join")
+    for command in ("/bet 50", "/hit", "/bank 100"):
+        said = await answer_to(harness, 3, command)  # Гоша has not sat down
+        assert said == "Вы не за столом: сесть — «🪑 Сесть за стол» или /join.", (command, said)
+
+
+async def test_too_few_players_says_how_to_get_more(harness: Harness) -> None:
+    await harness.say(harness.users[0], "/newgame classic36")
+    said = await answer_to(harness, 0, "/deal")
+    assert said == (
+        "Для начала нужен ещё 1 игрок с фишками — позовите кого-нибудь за стол"
+        " («🪑 Сесть за стол» или /join)."
+    )

@@ -219,7 +219,7 @@ refusal-not_enough_players = { $minimum ->
 refusal-not_enough_players_more = { $missing ->
         [one] { $missing } more player with chips is needed
        *[other] { $missing } more players with chips are needed
-    } to start: someone has to press “{ btn-join }” or type /join.
+    } to start — invite someone to the table (“{ btn-join }” or /join).
 refusal-invalid_variant = These settings don't go together.
 refusal-illegal_action = That's not allowed now.
 refusal-stale_button = This button is out of date — use the latest table.
@@ -239,7 +239,7 @@ refusal-seated_in_chat = You're already seated at another table in this chat —
 refusal-slow_down = Not so fast 🙂
 refusal-generic = That's not possible.
 help-header_group = 🃏 <b>Ochko</b> — the card game “21” for the whole group.
-help-header_private = 🃏 <b>Ochko</b> — the card game “21”: add the bot to a group and play there. Your cards will come here, to the private chat.
+help-header_private = 🃏 <b>Ochko</b> — the card game “21”: add the bot to a group and play there; your cards will come here.
 help-footer = Play with the buttons or the commands. Only you see your cards.
 cmd-newgame = open a table [rule set]
 cmd-join = take a seat
