@@ -37,43 +37,6 @@ def help_text(
     return "\n".join(lines)
 
 
-PHONE_COLUMNS = 34
-"""Characters in one row of a message on a 360 px wide phone (Telegram's 15 px text in a bubble
-that leaves ~300 px for it: ~34 Cyrillic letters; emoji and signs take two)."""
-PHONE_ROWS = 20
-"""Rows one screen shows above the input field with no keyboard open (640 px high, ~27 px a
-row, less the chat's header and the input): each part of /rules fits in them."""
-
-
-def phone_rows(text: str) -> int:
-    """The rows ``text`` (plain, its lines) takes in a bubble :data:`PHONE_COLUMNS` wide,
-    wrapped at spaces as Telegram does."""
-    rows = 0
-    for line in text.split("\n"):
-        rows += max(1, len(_wrap(line)))
-    return rows
-
-
-def _width(word: str) -> int:
-    return sum(2 if ord(ch) >= 0x2190 else 1 for ch in word)  # emoji and signs: two columns
-
-
-def _wrap(line: str) -> list[str]:
-    rows: list[str] = []
-    row = ""
-    for word in line.split(" "):
-        candidate = f"{row} {word}" if row else word
-        if row and _width(candidate) > PHONE_COLUMNS:
-            rows.append(row)
-            row = word
-        else:
-            row = candidate
-        while _width(row) > PHONE_COLUMNS:  # a word longer than a row is broken
-            rows.append(row[:PHONE_COLUMNS])
-            row = row[PHONE_COLUMNS:]
-    return [*rows, row] if row or not rows else rows
-
-
 def rules_parts(
     preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
 ) -> list[list[str]]:

@@ -13,9 +13,8 @@ from fluent.syntax import FluentParser
 from fluent.syntax import ast as fl
 
 from bot import commands, i18n, render
-from bot.render.info import PHONE_ROWS, phone_rows
 from rules.variants import PRESETS
-from tests.bot.conftest import plain
+from tests.bot.conftest import PHONE_ROWS, phone_rows, plain
 from tests.rules.helpers import table
 
 ROOT = Path(__file__).resolve().parents[2]

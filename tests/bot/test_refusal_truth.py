@@ -327,7 +327,7 @@ async def test_leaving_twice_and_dark_where_nobody_draws_dark(harness: Harness) 
 async def test_passbank_in_the_first_round_says_the_rounds_at_once(harness: Harness) -> None:
     await classic_at_stake(harness)
     said = await answer_to(harness, 0, "/passbank")  # Аня, the banker, mid-round 1
-    assert said == "Банк можно передать, только продержав его 3 раунда, — пока сыграно 0 из 3."
+    assert said == "Банк можно передать, только продержав его 3 раунда. Пока сыграно 0 из 3."
     await harness.say(harness.users[0], "/lang en", harness.bot)
     said = await answer_to(harness, 0, "/passbank")
     assert said == "You can pass the bank after holding it for 3 rounds — 0 of 3 played so far."

@@ -13,7 +13,6 @@ from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.commands import COMMANDS, sections
 from bot.render.common import fit_text
-from bot.render.info import PHONE_ROWS
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
@@ -21,6 +20,7 @@ from rules.game import Game, new_game
 from rules.table import Phase
 from rules.variants import PRESETS
 from storage.models import ChatSettings, LeaderboardRow, PlayerStats
+from tests.bot.conftest import PHONE_ROWS, phone_rows, plain
 from tests.rules.helpers import ScriptedSource
 
 NAMES = {1: "Анна", 2: '<b>&"x"', 3: "Вика", 4: "Гена"}
@@ -483,8 +483,9 @@ def test_peek_is_short_with_many_cards(lang: str) -> None:
 def test_rules_text(preset: str, lang: str) -> None:
     text = render.rules_text(preset, lang)
     valid_html(text)
-    # Each part one phone screen (tests/bot/test_one_name.py measures the rows).
-    assert all(len(part) <= PHONE_ROWS for part in render.rules_parts(preset, lang))
+    # Each part one phone screen.
+    for part in render.rules_parts(preset, lang):
+        assert phone_rows(plain("\n".join(part))) <= PHONE_ROWS
     assert "{" not in text
     assert "/rules" in render.rules_text("nonsense", lang) or "classic36" in render.rules_text(
         "nonsense", lang

@@ -239,7 +239,7 @@ refusal-seated_in_chat = You're already seated at another table in this chat —
 refusal-slow_down = Not so fast 🙂
 refusal-generic = That's not possible.
 help-header_group = 🃏 <b>Ochko</b> — the card game “21” for the whole group.
-help-header_private = 🃏 <b>Ochko</b> — the card game “21”: add the bot to a group and play there; your cards will come here.
+help-header_private = 🃏 <b>Ochko</b> — the card game “21” for groups: add the bot to a group and play there.
 help-footer = Play with the buttons or the commands. Only you see your cards.
 cmd-newgame = open a table [rule set]
 cmd-join = take a seat
@@ -274,13 +274,13 @@ rules-chat_overrides = ⚙ With this chat's settings.
 rules-part-play = 🎯 <b>How to play</b>
 rules-goal = The goal: more than the banker, but not over 21. Over 21 is a bust.
 rules-compare = Higher than the banker wins, lower loses, equal is a push.
-rules-banker_last = The banker draws last; if the banker busts, everyone who didn't bust wins.
+rules-banker_last = The banker draws last; if they bust, everyone who didn't bust wins.
 rules-banker_first = The banker draws first, hidden until the showdown.
 rules-no_fine = 💥 A bust loses your stake to the bank.
-rules-fine = 💥 A bust costs your stake plus a fine of { $percent }% of it, both to the bank.
-rules-both_bust = If the banker busts, those who did not bust are paid double, and those who busted too take their stake back.
+rules-fine = 💥 A bust: your stake and a { $percent }% fine go to the bank.
+rules-both_bust = A banker's bust pays double to all who did not bust; those who busted too get their stake back.
 rules-hidden = 🂠 Others' cards stay hidden until the showdown; only you see yours.
-rules-draw = Your turn: “{ btn-hit }” or “{ btn-stand }”. At most { $count ->
+rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to stop. At most { $count ->
         [one] { $count } card
        *[other] { $count } cards
     } in a hand.
@@ -322,10 +322,10 @@ rules-dark_fine = A dark bust has no fine.
 rules-no_dark = This rule set has no dark cards.
 rules-part-bank = 🔁 <b>The next banker and the end</b>
 rules-lot = 🎲 The first banker is chosen by lot.
-rules-order-clockwise = Players take turns in the order of their numbers on the table, and the bank moves on the same way.
-rules-order-counterclockwise = Players take turns in the order of their numbers on the table, but the bank moves on the other way.
-rules-pass-when_broken = A broken bank (no chips left in it) passes to the next player.
-rules-pass-every_round = The bank passes to the next player after every round.
+rules-order-clockwise = Players take turns in the order of their numbers on the table; the bank passes to number 1.
+rules-order-counterclockwise = Players take turns in the order of their numbers on the table; the bank passes to the last number.
+rules-pass-when_broken = The bank passes when it is broken: no chips left in it.
+rules-pass-every_round = The bank passes after every round.
 rules-pass-voluntary = After holding the bank for { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
