@@ -13,7 +13,7 @@ from fluent.syntax import FluentParser
 from fluent.syntax import ast as fl
 
 from bot import commands, i18n, render
-from rules.variants import PRESETS
+from rules.variants import PRESETS, with_overrides
 from tests.bot.conftest import PHONE_ROWS, phone_rows, plain
 from tests.rules.helpers import table
 
@@ -78,6 +78,18 @@ def test_rules_teach_someone_who_never_played(preset: str, lang: str) -> None:
         # The both-bust rule follows the bust line it qualifies.
         bust = plain(i18n.t("rules-no_fine", lang))
         assert lines.index(both) == lines.index(bust) + 1
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_running_games_rules_with_the_chats_settings_fit_too(preset: str, lang: str) -> None:
+    """/rules during a game adds a note under the header (the running game's, the chat's
+    settings): the first part still fits its screen."""
+    variant = with_overrides(PRESETS[preset], {"bust_fine_percent": 50, "max_seats": 10})
+    parts = render.rules_parts(preset, lang, variant, running=True)
+    assert plain(i18n.t("rules-chat_overrides", lang)) in plain(parts[0][0])
+    for part in parts:
+        assert phone_rows(plain("\n".join(part))) <= PHONE_ROWS, part[0]
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
