@@ -260,7 +260,7 @@ async def test_bank_in_rules_where_nobody_names_it(harness: Harness) -> None:
     await harness.say(b, "/join")
     await harness.say(a, "/deal")
     said = await answer_to(harness, 1, "/bank 50")
-    assert said == "В этом варианте банк не называют: банкир ставит все свои фишки."
+    assert said == "В этом варианте банк не называют: банкир кладёт в банк все свои фишки."
 
 
 async def test_the_banker_asked_to_wait_for_himself_is_told_to_name_the_bank(
