@@ -125,12 +125,12 @@ def _pass_bank_in_round(game: Table, action: str, turn: int | None) -> RulesErro
     he must hold the bank more rounds: the ones played, this one not counted yet)."""
     rounds = game.variant.voluntary_pass_after
     if rounds is None:
-        return CannotPassBank("this variant does not let the banker hand the bank on", why="never")
+        return CannotPassBank("this variant does not let the banker pass the bank", why="never")
     if game.banker_rounds + 1 < rounds:
         return CannotPassBank(
-            f"the bank can be handed on after {rounds} rounds",
+            f"the bank can be passed after {rounds} rounds",
             rounds=rounds,
             played=game.banker_rounds,
             why="rounds",
         )
-    return RoundOn("the bank is handed on once the round ends", action=action, turn=turn)
+    return RoundOn("the bank can be passed once the round ends", action=action, turn=turn)

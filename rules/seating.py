@@ -160,7 +160,7 @@ class SeatingActions(RoundFlow):
         self._verify_not_over()
         if self.banker != player:
             raise CannotPassBank(
-                "only the banker can hand the bank on",
+                "only the banker can pass the bank",
                 player=player,
                 banker=self.banker,
                 why="not_banker",
@@ -168,15 +168,13 @@ class SeatingActions(RoundFlow):
         if self.phase is Phase.BANK:
             return  # declining the bank is always allowed
         if self.phase is not Phase.ROUND_OVER:
-            raise WrongPhase("the bank is handed on between rounds", phase=self.phase.value)
+            raise WrongPhase("the bank is passed between rounds", phase=self.phase.value)
         rounds = self.variant.voluntary_pass_after
         if rounds is None:
-            raise CannotPassBank(
-                "this variant does not let the banker hand the bank on", why="never"
-            )
+            raise CannotPassBank("this variant does not let the banker pass the bank", why="never")
         if self.banker_rounds < rounds:
             raise CannotPassBank(
-                f"the bank can be handed on after {rounds} rounds",
+                f"the bank can be passed after {rounds} rounds",
                 rounds=rounds,
                 played=self.banker_rounds,
                 why="rounds",

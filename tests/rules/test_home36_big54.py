@@ -151,7 +151,7 @@ def test_twenty_one_paid_at_once_and_no_voluntary_pass() -> None:
     run("stand", 1)  # 7 < 15
     assert run.game.phase is Phase.ROUND_OVER
     assert run.game.bank == 10
-    with pytest.raises(CannotPassBank, match="does not let the banker hand the bank on"):
+    with pytest.raises(CannotPassBank, match="does not let the banker pass the bank"):
         run.game.verify_pass_bank(1)
 
 

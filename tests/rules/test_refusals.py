@@ -113,7 +113,7 @@ def round_over() -> Game:
 
 
 def third_round() -> Game:
-    """The banker's third round of the three after which he may hand the bank on."""
+    """The banker's third round of the three after which he may pass the bank."""
     game = round_over()
     for _ in range(1):
         game.next_round()
