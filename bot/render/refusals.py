@@ -34,8 +34,12 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
         key = "refusal-cannot_pass_bank_never"
     elif code == "not_enough_players" and isinstance(params.get("missing"), int):
         key = "refusal-not_enough_players_more"  # how many more must sit down, and how
-    elif code == "cannot_afford" and not isinstance(params.get("maximum"), int):
-        key = "refusal-generic"
+    elif code == "cannot_afford":
+        most, balance = params.get("maximum"), params.get("balance")
+        if not (isinstance(most, int) and isinstance(balance, int)):
+            key = "refusal-generic"
+        elif most < balance:
+            key = "refusal-cannot_afford_fine"  # what keeps the stake below the balance
     if not has(key):
         key = "refusal-generic"
     return clip_alert(t_map(key, lang, safe, missing="?"))

@@ -377,6 +377,11 @@ def test_the_points_of_issue_30() -> None:
     # Too few players: how many more, and how they sit down.
     for text in (ru["refusal-not_enough_players_more"], en["refusal-not_enough_players_more"]):
         assert "/join" in text and "5" in text
+    # «Not enough chips» names the fine only where a fine is what keeps the stake down.
+    for lang, fine in (("ru", "штраф"), ("en", "fine")):
+        fined = render.refusal("cannot_afford", {"maximum": 525, "balance": 1050}, lang)
+        short = render.refusal("cannot_afford", {"maximum": 200, "balance": 200}, lang)
+        assert fine in fined and "525" in fined and fine not in short and "200" in short
     # The banker's action has one name per language, on the button and in every text.
     assert ru["btn-pass_bank"].endswith("Передать банк") and en["btn-pass_bank"].endswith(
         "Pass the bank"

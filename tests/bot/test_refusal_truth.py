@@ -339,7 +339,7 @@ async def test_a_bet_by_someone_not_seated_in_the_lobby_says_so(harness: Harness
     await harness.say(b, "/join")
     for command in ("/bet 50", "/hit", "/bank 100"):
         said = await answer_to(harness, 3, command)  # Гоша has not sat down
-        assert said == "Вы не за столом: сесть — «🪑 Сесть за стол» или /join.", (command, said)
+        assert said == "Вы не за столом — жмите «🪑 Сесть за стол» или /join.", (command, said)
 
 
 async def test_too_few_players_says_how_to_get_more(harness: Harness) -> None:

@@ -193,7 +193,8 @@ refusal-not_your_turn = It's not your turn.
 refusal-wrong_phase = Not now — the game is at another stage.
 refusal-amount_out_of_range = Allowed: { $minimum } to { $maximum }.
 refusal-amount_none = No amount is possible now: the bank has no room or you have no chips.
-refusal-cannot_afford = Your chips must cover the fine too: stake at most { $maximum }.
+refusal-cannot_afford = Not enough chips: you have { $balance }, so stake at most { $maximum }.
+refusal-cannot_afford_fine = Your chips must cover the fine too: you have { $balance }, so stake at most { $maximum }.
 refusal-too_many_cards = { $maximum ->
         [one] A hand holds at most { $maximum } card.
        *[other] A hand holds at most { $maximum } cards.

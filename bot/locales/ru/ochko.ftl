@@ -196,7 +196,8 @@ refusal-not_your_turn = Сейчас не ваш ход.
 refusal-wrong_phase = Сейчас так нельзя — игра на другом этапе.
 refusal-amount_out_of_range = Можно от { $minimum } до { $maximum }.
 refusal-amount_none = Сейчас сумму назвать нельзя: в банке нет места или у вас нет фишек.
-refusal-cannot_afford = Фишек должно хватить и на штраф: ставка — не больше { $maximum }.
+refusal-cannot_afford = Не хватает фишек: у вас { $balance }, ставка — не больше { $maximum }.
+refusal-cannot_afford_fine = Фишек должно хватить и на штраф: у вас { $balance }, ставка — не больше { $maximum }.
 refusal-too_many_cards = { $maximum ->
         [one] Больше { $maximum } карты в руке не бывает.
         [few] Больше { $maximum } карт в руке не бывает.
@@ -215,7 +216,7 @@ refusal-cannot_pass_bank_rounds = Банк можно передать, толь
        *[many] Пока сыграно { $played } из { $rounds }.
     }
 refusal-game_over = Игра уже окончена.
-refusal-not_seated = Вы не за столом: сесть — «{ btn-join }» или /join.
+refusal-not_seated = Вы не за столом — жмите «{ btn-join }» или /join.
 refusal-already_seated = Вы уже за столом.
 refusal-table_full = Стол полон: { $seats ->
         [1] единственное место занято.
