@@ -64,14 +64,10 @@ def rules_parts(
         play.append(t("rules-fine", lang, percent=v.bust_fine_percent))
     else:
         play.append(t("rules-no_fine", lang))
-    if v.both_bust_quits:
-        play.append(t("rules-both_bust", lang))
+    play += _where(lang, (v.both_bust_quits, "rules-both_bust"))
     play.append(t("rules-hidden", lang))
     play.append(t("rules-draw", lang, count=v.max_cards))
-    if v.instant_21:
-        play.append(t("rules-instant_21", lang))
-    if v.golden_point:
-        play.append(t("rules-golden", lang))
+    play += _where(lang, (v.instant_21, "rules-instant_21"), (v.golden_point, "rules-golden"))
 
     stakes = [t("rules-part-stakes", lang), t("rules-bank_pays", lang)]
     stakes.append(t(f"rules-bank-{v.bank_mode.value}", lang))
@@ -91,17 +87,15 @@ def rules_parts(
     cards.append(t("rules-seats", lang, minimum=v.min_seats, maximum=v.max_seats))
     cards.append(t(f"rules-deck-{v.deck.value}", lang))
     cards.append(t(f"rules-values-{v.values.value}", lang))
-    if v.ace_low_on_bust and v.values.value == "russian":
-        cards.append(t("rules-ace_low", lang))
-    if v.jokers_wild:
-        cards.append(t("rules-jokers", lang))
+    ace_low = v.ace_low_on_bust and v.values.value == "russian"  # western: always 1 or 11
+    cards += _where(lang, (ace_low, "rules-ace_low"), (v.jokers_wild, "rules-jokers"))
     cards.append(t("rules-deal", lang, count=v.first_deal))
-    if v.naturals:
-        cards.append(t("rules-naturals", lang))
-    if v.banker_card_up:
-        cards.append(t("rules-banker_up", lang))
-    if v.show_bottom:
-        cards.append(t("rules-bottom", lang))
+    cards += _where(
+        lang,
+        (v.naturals, "rules-naturals"),
+        (v.banker_card_up, "rules-banker_up"),
+        (v.show_bottom, "rules-bottom"),
+    )
     if v.dark_draw:
         # The engine ends a player's drawing with a dark card, and a dark bust pays no fine.
         dark = t("rules-dark", lang)
@@ -118,6 +112,11 @@ def rules_parts(
     others = [p for p in PRESET_ORDER if p != v.name]
     bank.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
     return [play, stakes, cards, bank]
+
+
+def _where(lang: str, *lines: tuple[bool, str]) -> list[str]:
+    """The lines of /rules whose rule this game plays: (it plays it, the catalog id)."""
+    return [t(key, lang) for plays, key in lines if plays]
 
 
 def rules_text(
