@@ -371,6 +371,7 @@ def test_the_points_of_issue_30() -> None:
     )
     # A dark card on the result is a card: not «13 втёмную».
     assert "карт" in ru["result-dark"] and "card" in en["result-dark"]
+    assert not re.search(r"\d\s*\+?\s*втёмную", ru["peek-cards_dark"] + ru["hand-total_dark"])
     # A natural's payout in figures, and a parseable sentence in English.
     assert "50 → +100" in ru["rules-naturals"] and "50 → +100" in en["rules-naturals"]
     assert "The banker's takes" not in en["rules-naturals"]
