@@ -424,14 +424,20 @@ class World:
 
 
 async def build_world(
-    server: Any, bot: Any, database: Path | str, count: int, *, finished: int = 0
+    server: Any,
+    bot: Any,
+    database: Path | str,
+    count: int,
+    *,
+    finished: int = 0,
+    players: int = PLAYERS,
 ) -> World:
-    """``count`` groups with a game each standing mid-round (created through the service, in a
-    fresh database: an SQLite file or an empty PostgreSQL database's URL), every player's
-    private chat opened; then ``finished`` more groups whose games are over."""
+    """``count`` groups of ``players`` with a game each standing mid-round (created through the
+    service, in a fresh database: an SQLite file or an empty PostgreSQL database's URL), every
+    player's private chat opened; then ``finished`` more groups whose games are over."""
     groups, users = [], []
     for g in range(count + finished):
-        members = [server.create_user(f"P{g}-{k}") for k in range(PLAYERS)]
+        members = [server.create_user(f"P{g}-{k}") for k in range(players)]
         groups.append(server.create_group(f"Table {g}", members=members, admins=members[:1]))
         users.append(members)
         for user in members:

@@ -22,7 +22,8 @@ the default limiter counts answerCallbackQuery in its 25/s overall budget.
 Besides the rate and the answer latency it prints the bot's CPU per answered action and the
 lag from a press's answer (the action is committed by then) to the group table first showing
 that version or a newer one (read from the version in the table's buttons): table edits follow
-each group's flood budget, at most one per few seconds, so this lag is seconds by design.
+each group's flood budget (at once while a group's minute has room, spaced out as it fills), so
+at a brisk rate per group this lag is seconds by design.
 
 ``--database postgresql`` runs the bot on PostgreSQL: a new database in a throwaway cluster
 (localpg/cluster.py: fsync off, in RAM where there is room), or the empty database of
@@ -419,7 +420,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="presses/s overall, 0 = max")
     parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
     parser.add_argument("--unpaced", action="store_true", help="the bot without its limiter")
-    parser.add_argument("--table-gap", type=float, default=6.0, help="TABLE_EDIT_GAP")
+    parser.add_argument("--table-gap", type=float, default=0.0, help="TABLE_EDIT_GAP")
     parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), help="SQLITE_SYNCHRONOUS")
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the database goes")
     parser.add_argument(

@@ -16,8 +16,9 @@ the chat has a free slot, what is the most important thing to send *now*:
 
 1. ``GAME``: a round's result, a new round's table, a turn notice or mention;
 2. ``TABLE``: an edit of a live table, always of the newest state (so a slow chat gets fewer,
-   fresher edits) and, in a group, no more often than every ``table_gap`` seconds and never into
-   the last ``reserve`` writes of the minute, which stay for the next result, table and mention;
+   fresher edits) and, in a group, never into the last ``reserve`` writes of the minute, which
+   stay for the next result, table and mention; at once while the minute has room, and spaced
+   out as it fills, so that the minute's budget lasts (`Window.pace_gap`);
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
    dropped first (in a private chat a reply goes before the quiet edits of a hand).
 
@@ -100,11 +101,19 @@ class Limiter(Protocol):
 GROUP_BUDGET = 18
 GROUP_WINDOW = 60.0
 GROUP_SPACING = 1.0
-RESERVE = 4
+RESERVE = 3
 PRIVATE_INTERVAL = 1.1  # a private chat's budget: one write per interval
-# The shortest gap between two table edits in a group: brisk play (an action every couple of
-# seconds) becomes one edit per gap showing the newest state, not one edit per action.
-TABLE_GAP = 6.0
+# A group's table edits are paced by its budget (`Window.pace_gap`): at once while the minute
+# counts fewer than PACE_FREE writes, then further apart as it fills, so that brisk play (an
+# action every couple of seconds) becomes evenly spaced edits of the newest state rather than
+# a burst and then a stall until the minute's first writes have left it. They are paced as if
+# PACE_SPARE more writes were kept: a round's own writes (its result, the next table, the old
+# buttons taken off) come together at its end, and would otherwise hold the next edits back.
+PACE_FREE = 2
+PACE_SPARE = 1
+# A floor under the gap between two table edits in a group (the operator's TABLE_EDIT_GAP):
+# none by default, the budget alone paces them.
+TABLE_GAP = 0.0
 OTHER_LIMIT = 6  # replies waiting in one chat; beyond that the oldest is dropped
 BACKOFF_FIRST = 1.0
 BACKOFF_CAP = 60.0
@@ -347,10 +356,15 @@ class Lanes:
             lane.task = asyncio.create_task(self._run(lane), name=f"lane-{lane.chat_id}")
 
     def _table_ready_at(self, lane: _Lane, now: float) -> float:
-        """When a table edit may go out in this chat: after its gap, and leaving the reserve."""
+        """When a table edit may go out in this chat: leaving the reserve, and (paced) after the
+        gap the group's budget asks for now (`Window.pace_gap`) or the floor, if longer."""
         if not lane.is_group or self.flushing:
             return now
-        return max(lane.last_table + self.table_gap, lane.budget.free_at(now, self.reserve))
+        budget = lane.budget
+        gap = self.table_gap
+        if self.limiter is not None:
+            gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
+        return max(lane.last_table + gap, budget.free_at(now, self.reserve))
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""

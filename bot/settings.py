@@ -26,9 +26,9 @@ class Settings(BaseSettings):
     max_games_per_user: int = Field(3, ge=1, le=100)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     default_language: Literal["ru", "en"] = "ru"
-    # The shortest gap between two edits of a group's live table (seconds): brisk play becomes
-    # one edit per gap showing the newest state, inside the group's ~20 writes a minute.
-    table_edit_gap: float = Field(6.0, ge=0.0, le=60.0)
+    # A floor under the gap between two edits of a group's live table (seconds). None by
+    # default: the group's budget paces them (bot.lanes), at once while its minute has room.
+    table_edit_gap: float = Field(0.0, ge=0.0, le=60.0)
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "127.0.0.1"

@@ -53,6 +53,30 @@ class Window:
             at = max(at, sent[len(sent) - room] + self.period)
         return at
 
+    def pace_gap(self, now: float, keep: int, free: int) -> float:
+        """The gap to keep now between writes that can wait (a table's edits) so that the
+        window, less ``keep`` writes, lasts: none while it counts fewer than ``free``; then
+        growing with what it counts, to an even share of the window (``period`` / what is left
+        for them) as it fills; and, once it counts a third of what is left for them, at least
+        the even spacing at which such writes, from now on, would never find it full. A burst
+        thus costs a slower pace for the rest of the window, not a stall at its end."""
+        self._prune(now)
+        room = self.limit - keep
+        if room <= 0:
+            return math.inf
+        sent = self.sent
+        used = len(sent)
+        gap = 0.0
+        if used >= free and room > free:
+            gap = self.period / room * (used - free + 1) / (room - free)
+        if used < room // 3:
+            return gap
+        # The k-th write from now on finds room only once the (used - room + k)-th oldest of
+        # those counted has left the window.
+        for k in range(max(1, room - used + 1), room + 1):
+            gap = max(gap, (sent[used - room + k - 1] + self.period - now) / k)
+        return gap
+
     def count(self, now: float) -> None:
         """A write goes out now (times come in order: the caller's clock does not go back)."""
         self.sent.append(now)

@@ -15,6 +15,7 @@ from telegram.ext import AIORateLimiter, ExtBot
 
 from bot.lanes import Lanes, Priority, Send, Step
 from bot.ratelimit import PacedRateLimiter
+from bot.scheduler import FakeClock
 from bot.telegram_errors import Verdict
 from bot.window import Window
 from localbotapi import BotApiServer, FloodLimits
@@ -187,20 +188,164 @@ async def test_table_edits_leave_the_reserve_for_the_game() -> None:
     out at once, in the reserve."""
     script = Script()
     lanes = paced_lanes(script, group_budget=6, reserve=2, group_window=0.6, group_spacing=0.0)
+    script.add(lanes, GROUP, ["lobby", "joined", "table", "mention"])  # the minute but 2
+    await asyncio.sleep(0.05)
     script.add(lanes, GROUP, list(range(12)), Priority.TABLE)
-    await asyncio.sleep(0.15)
+    await asyncio.sleep(0.1)
     assert len(script.stamps(GROUP)) == 4  # the edits are held back now
     asked = time.monotonic()
     script.add(lanes, GROUP, ["result", "table"])
     await asyncio.sleep(0.1)
     results = script.stamps(GROUP, Priority.GAME)
-    assert len(results) == 2 and results[-1] - asked < 0.05
+    assert len(results) == 6 and results[-1] - asked < 0.05
     await until_idle(lanes)
     edits = script.stamps(GROUP, Priority.TABLE)
     assert len(edits) == 12
     assert max_in_window(edits, 0.6) <= 4
     assert max_in_window(script.stamps(GROUP), 0.6) <= 6
+    every = script.stamps(GROUP)
+    for at in edits:  # each went while the window left the reserve free
+        assert sum(at - 0.6 + SLACK < t < at for t in every) < 4
     await lanes.stop()
+
+
+# ---------------------------------------------------------------------- the table's pace
+# A group's table at a human pace, on a fake clock: the lane's own choices (`_pick`, `_send`)
+# stepped through minutes of play in no time. Players act on what the table shows: a move
+# comes ``think`` seconds after the table showed the one before (or on a fixed beat).
+
+MOVES_A_ROUND = 15  # a 4-player classic36 round: bank, 3 stakes, draws and stands, the deal
+
+
+class Table:
+    """One group's game: a table edit shows the newest move; a round's last move brings its
+    result (which shows it), the deal after it a new table; both are the game's own writes."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.shown = 0
+        self.game: deque[str] = deque()
+        self.moved: dict[int, float] = {}  # version -> when it was played
+        self.lags: list[float] = []
+        self.writes: list[tuple[float, Priority]] = []
+        self.shown_at = 0.0
+
+    def move(self, now: float) -> None:
+        self.version += 1
+        self.moved[self.version] = now
+        if self.version % MOVES_A_ROUND == MOVES_A_ROUND - 1:
+            self.game.append("result")
+        elif self.version % MOVES_A_ROUND == 0:
+            self.game.append("new table")
+
+    def next_step(self, key: Hashable, chat_id: int, *, edits_now: bool = True) -> Step | None:
+        if self.game:
+            what = self.game[0]
+
+            async def post() -> object:
+                self.game.popleft()
+                self.show()
+                return None
+
+            return Step(Priority.GAME, post, what)
+        if self.shown < self.version:
+
+            async def edit() -> object:
+                self.show()
+                return None
+
+            return Step(Priority.TABLE, edit, "table edit")
+        return None
+
+    def show(self) -> None:
+        now = CLOCK.now
+        self.lags += [now - self.moved[v] for v in range(self.shown + 1, self.version + 1)]
+        self.shown = self.version
+        self.shown_at = now
+
+    async def chat_lost(self, chat_id: int, verdict: Verdict) -> None:
+        return None
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        return None
+
+
+CLOCK = FakeClock(1_000_000.0)
+
+
+async def play(table: Table, think: float, minutes: float, *, gated: bool = True) -> list[float]:
+    """Play for ``minutes`` through a group's lane with the default budget; returns when each
+    write into the group went out."""
+    lanes = Lanes(table, PacedRateLimiter(clock=CLOCK), clock=CLOCK)
+    lane = lanes._lane(GROUP)
+    end = CLOCK.now + minutes * 60.0
+    next_move = CLOCK.now + think
+    writes: list[float] = []
+    while CLOCK.now < end:
+        if next_move is not None and CLOCK.now >= next_move:
+            table.move(CLOCK.now)
+            lane.wanted["game"] = None
+            next_move = None if gated else CLOCK.now + think
+        step, later = lanes._pick(lane, CLOCK.now)
+        if step is not None and lane.budget.free_at(CLOCK.now) <= CLOCK.now:
+            writes.append(CLOCK.now)
+            await lanes._send(lane, step)
+        if gated and next_move is None and table.shown == table.version:
+            next_move = table.shown_at + think
+        upcoming = [t for t in (next_move, later, lane.budget.free_at(CLOCK.now)) if t]
+        CLOCK.advance(max(0.01, min(upcoming, default=CLOCK.now + 0.01) - CLOCK.now))
+    return writes
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def test_a_calm_groups_table_shows_each_move_at_once() -> None:
+    """Four players taking 4 s a move: the minute has room, the table keeps up with them (a
+    fixed 6 s gap between edits kept every move waiting 2 s)."""
+    table = Table()
+    writes = await play(table, think=4.0, minutes=10)
+    assert len(table.lags) > 100
+    assert quantile(table.lags, 0.5) <= 1.0, sorted(table.lags)
+    assert max(table.lags) <= 2.0, sorted(table.lags)
+    assert max_in_window(writes, 60.0) <= 18
+
+
+async def test_brisk_play_is_paced_evenly_without_stalls_or_floods() -> None:
+    """Two seconds a move is more than the minute's budget allows: the edits show the newest
+    state evenly spaced, with no wait of half a minute once the minute's budget is spent."""
+    table = Table()
+    writes = await play(table, think=2.0, minutes=10)
+    assert len(table.lags) > 100
+    assert quantile(table.lags, 0.9) <= 3.5, sorted(table.lags)
+    assert max(table.lags) <= 12.0, sorted(table.lags)
+    assert max_in_window(writes, 60.0) <= 18
+    # Nobody waiting on the table, a move every 2 s: coalesced, never past the budget.
+    table = Table()
+    writes = await play(table, think=2.0, minutes=10, gated=False)
+    assert table.shown == table.version or max(table.lags) <= 20.0
+    assert max(table.lags) <= 20.0, sorted(table.lags)
+    assert max_in_window(writes, 60.0) <= 18
+
+
+def test_the_pace_gap_spreads_what_is_left_of_the_window() -> None:
+    window = Window(18, 60.0, 1.0)
+    assert window.pace_gap(0.0, keep=4, free=2) == 0.0  # an empty minute: at once
+    window.count(0.0)
+    assert window.pace_gap(1.0, keep=4, free=2) == 0.0
+    for n in range(1, 8):  # a burst: 8 writes in 8 s
+        window.count(float(n))
+    gap = window.pace_gap(8.0, keep=4, free=2)
+    # 6 writes are left before 14: at that gap they last until the first leaves the window.
+    assert gap >= (60.0 - 8.0) / 7 - 1e-9
+    assert gap < 60.0 / 14 * 2
+    # The minute full but for the reserve: the next waits for the oldest to leave.
+    for n in range(8, 14):
+        window.count(float(n))
+    assert window.pace_gap(14.0, keep=4, free=2) >= 60.0 - 14.0
+    assert window.pace_gap(14.0, keep=18, free=2) == math.inf
 
 
 async def test_the_window_answers_how_many_writes_are_left_beyond_the_reserve() -> None:
