@@ -20,7 +20,8 @@ the chat has a free slot, what is the most important thing to send *now*:
    stay for the next result, table and mention; at once while the minute has room, and spaced
    out as it fills, so that the minute's budget lasts (`Window.pace_gap`);
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
-   dropped first (in a private chat a reply goes before the quiet edits of a hand).
+   dropped first (in a private chat a reply goes before the quiet edits of a hand); in a
+   group, paced, never into the reserve either.
 
 Game steps are not queued: a lane only knows *which games* want something shown, and asks the
 game's :class:`Provider` for its next step at send time, derived from the newest committed
@@ -366,11 +367,19 @@ class Lanes:
             gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
         return max(lane.last_table + gap, budget.free_at(now, self.reserve))
 
+    def _other_ready_at(self, lane: _Lane, now: float) -> float:
+        """When a reply or a removal of old buttons may go out in this chat: in a paced group,
+        leaving the reserve too (a round's end must not find it spent on them)."""
+        if not lane.is_group or self.flushing or self.limiter is None:
+            return now
+        return lane.budget.free_at(now, self.reserve)
+
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
         best: Step | None = None
-        table_later = False
+        table_later = other_later = False
         edits_now = self._table_ready_at(lane, now) <= now
+        other_at = self._other_ready_at(lane, now)
         for key in list(lane.wanted):
             step = self.provider.next_step(key, lane.chat_id, edits_now=edits_now)
             if step is None:
@@ -381,6 +390,9 @@ class Lanes:
                 continue
             if step.priority is Priority.OTHER and self._skip_other():
                 continue  # shutting down: only the game's own messages are worth the wait
+            if step.priority is Priority.OTHER and other_at > now:
+                other_later = True
+                continue
             if best is None or step.priority < best.priority:
                 best = step
                 if best.priority is Priority.GAME:
@@ -390,12 +402,15 @@ class Lanes:
             # quiet edits of the hand, which would otherwise keep it waiting turn after turn.
             queued = lane.other[0][0]
             if best is None or (not lane.is_group and best.priority is Priority.TABLE):
-                best = queued
+                if other_at <= now:
+                    best = queued
+                else:
+                    other_later = True
         if best is not None:
             return best, None
-        if table_later:
-            return None, self._table_ready_at(lane, now)
-        return None, None
+        later = [self._table_ready_at(lane, now)] if table_later else []
+        later += [other_at] if other_later else []
+        return None, min(later, default=None)
 
     async def _run(self, lane: _Lane) -> None:
         try:
