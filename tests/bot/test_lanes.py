@@ -209,6 +209,34 @@ async def test_table_edits_leave_the_reserve_for_the_game() -> None:
     await lanes.stop()
 
 
+async def test_replies_in_a_group_leave_the_reserve_for_the_game() -> None:
+    """A reply (or old buttons being removed) waits rather than take the minute's reserve: the
+    result that comes next still goes at once."""
+    script = Script()
+    lanes = paced_lanes(script, group_budget=6, reserve=2, group_window=0.6, group_spacing=0.0)
+    script.add(lanes, GROUP, ["lobby", "joined", "table", "mention"])  # the minute but 2
+    await asyncio.sleep(0.05)
+    replied: list[float] = []
+
+    async def reply() -> object:
+        replied.append(time.monotonic())
+        return None
+
+    assert lanes.post(GROUP, reply, "reply")
+    await asyncio.sleep(0.1)
+    assert replied == []
+    asked = time.monotonic()
+    script.add(lanes, GROUP, ["result", "table"])
+    await asyncio.sleep(0.1)
+    results = script.stamps(GROUP, Priority.GAME)
+    assert len(results) == 6 and results[-1] - asked < 0.05
+    await until_idle(lanes)
+    assert len(replied) == 1
+    assert max_in_window([*script.stamps(GROUP), *replied], 0.6) <= 6
+    assert sum(replied[0] - 0.6 + SLACK < t < replied[0] for t in script.stamps(GROUP)) < 4
+    await lanes.stop()
+
+
 # ---------------------------------------------------------------------- the table's pace
 # A group's table at a human pace, on a fake clock: the lane's own choices (`_pick`, `_send`)
 # stepped through minutes of play in no time. Players act on what the table shows: a move
