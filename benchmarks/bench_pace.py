@@ -202,7 +202,8 @@ async def run(args: argparse.Namespace, think: float) -> str:
     unshown = sum(len(v) for v in tables.unshown.values())
     return (
         f"pace think={think:.0f}s groups={args.groups} players={PLAYERS} "
-        f"seconds={args.seconds:.0f}: move→table p50={percentile(lags, 0.5):.2f} s p90={percentile(lags, 0.9):.2f} s "
+        f"seconds={args.seconds:.0f}: move→table p50={percentile(lags, 0.5):.2f} s "
+        f"p90={percentile(lags, 0.9):.2f} s "
         f"p99={percentile(lags, 0.99):.2f} s max={max(lags, default=0.0):.2f} s "
         f"(n={len(lags)}, never shown {unshown}); most group writes in any 60 s: {most}; "
         f"429s: {too_many} (inside a retry_after: {inside}); moves={counts['moves']} "
