@@ -6,9 +6,9 @@ own budget is its lane's (`bot.lanes`), which alone counts it. `PacedRateLimiter
 limiter PTB calls for every request, keeps the rest:
 
 * the bot's rate: at most ``overall_per_second`` (25, under Telegram's 30) in any rolling
-  ``overall_window`` (1 s), evenly spaced (Telegram counts arrivals, and a burst sent inside our
-  window can reach it bunched with the next one); replicas each take an equal share
-  (`share_overall`);
+  ``overall_window`` (1 s), at once while the second has room and spaced out as it fills
+  (`Window.pace_gap`: Telegram counts arrivals, and a second's worth sent in a burst can reach
+  it bunched with the next one); replicas each take an equal share (`share_overall`);
 * 429s: the chat refused is blocked until ``retry_after`` (+ ``retry_after_margin``) has
   passed, measured from when the 429 arrived, and the request is retried, at most
   ``max_retries`` times, after which the error propagates. When the 429 may be for the bot's
@@ -68,6 +68,8 @@ _UNLIMITED = frozenset(
 )
 _CHAT_PREFIXES = ("send", "edit", "delete", "copy", "forward", "pin", "unpin", "stop")
 _CHAT_EXTRA = frozenset({"setMessageReaction"})
+# The bot's requests in the rolling second before they are spaced out at all (`_paced_at`).
+PACE_FREE = 5
 BLOCKS_KEPT = 1024  # chats blocked by a 429 remembered before the expired blocks are dropped
 
 
@@ -92,6 +94,15 @@ def _chat_key(raw: object) -> ChatKey | None:
         return int(text)
     except ValueError:
         return text.lower() or None
+
+
+def _paced_at(window: Window, now: float) -> float:
+    """When the bot's next request may go: at once while its second has room, further apart
+    as it fills (`Window.pace_gap`), so that a burst never meets a full second."""
+    at = window.free_at(now)
+    if window.sent:
+        at = max(at, window.sent[-1] + window.pace_gap(now, 0, PACE_FREE))
+    return at
 
 
 class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
@@ -156,7 +167,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             if window is None:
                 self._overall = window = Window(limit, self._overall_window)
             window.limit = limit
-            window.spacing = self._overall_window / limit
 
     async def process_request(
         self,
@@ -229,13 +239,13 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         window = self._overall
         if not take or window is None:
             return
-        if not self._lock.locked() and window.free_at(now) <= now:
+        if not self._lock.locked() and _paced_at(window, now) <= now:
             window.count(now)  # the usual case: a free slot, no queue
             return
         async with self._lock:
             while True:
                 now = self._clock()
-                at = max(window.free_at(now), now + self._blocked_for(None, now))
+                at = max(_paced_at(window, now), now + self._blocked_for(None, now))
                 if at <= now:
                     window.count(now)
                     return

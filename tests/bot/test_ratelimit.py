@@ -135,6 +135,21 @@ async def test_a_request_into_a_chat_outside_its_lane_is_logged(
 # ---------------------------------------------------------------------- overall
 
 
+async def test_the_bots_rate_goes_at_once_while_its_second_has_room() -> None:
+    """A handful of requests at once (a round's result, the next table, four hands) are not
+    spaced out while the bot's second has room; a burst beyond is paced to last the second,
+    never more than the limit in any rolling second."""
+    paced, rec = limiter(overall_per_second=25, overall_window=1.0), Recorder()
+    started = time.monotonic()
+    await asyncio.gather(*(send(paced, rec, 1000 + n) for n in range(5)))
+    assert max(rec.stamps()) - started < 0.03  # evenly spaced, the 5th waited 0.16 s
+    await asyncio.gather(*(send(paced, rec, 2000 + n) for n in range(35)))
+    stamps = rec.stamps()
+    assert len(stamps) == 40
+    assert max_in_window(stamps, 1.0) <= 25
+    assert max(gaps(sorted(stamps))) < 0.5  # paced, not a stall until the second is over
+
+
 async def test_overall_limit_across_chats_and_chat_actions() -> None:
     paced = limiter(overall_per_second=5, overall_window=0.3)
     rec = Recorder()
