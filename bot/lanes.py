@@ -21,7 +21,7 @@ the chat has a free slot, what is the most important thing to send *now*:
    out as it fills, so that the minute's budget lasts (`Window.pace_gap`);
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
    dropped first (in a private chat a reply goes before the quiet edits of a hand); in a
-   group, paced, never into the reserve either.
+   paced group at the table edits' pace, never into the reserve either.
 
 Game steps are not queued: a lane only knows *which games* want something shown, and asks the
 game's :class:`Provider` for its next step at send time, derived from the newest committed
@@ -369,10 +369,13 @@ class Lanes:
 
     def _other_ready_at(self, lane: _Lane, now: float) -> float:
         """When a reply or a removal of old buttons may go out in this chat: in a paced group,
-        leaving the reserve too (a round's end must not find it spent on them)."""
+        at the table edits' pace (after them) and leaving the reserve, or a round's end, which
+        brings two removals, finds the minute spent and the next edits wait for it to pass."""
         if not lane.is_group or self.flushing or self.limiter is None:
             return now
-        return lane.budget.free_at(now, self.reserve)
+        budget = lane.budget
+        gap = budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE)
+        return max(lane.last_table + gap, budget.free_at(now, self.reserve))
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
