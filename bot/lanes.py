@@ -21,7 +21,8 @@ the chat has a free slot, what is the most important thing to send *now*:
    out as it fills, so that the minute's budget lasts (`Window.pace_gap`);
 3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
    dropped first (in a private chat a reply goes before the quiet edits of a hand); in a
-   paced group at the table edits' pace, never into the reserve either.
+   paced group never into the reserve either, and old buttons are taken off at the table
+   edits' pace.
 
 Game steps are not queued: a lane only knows *which games* want something shown, and asks the
 game's :class:`Provider` for its next step at send time, derived from the newest committed
@@ -367,22 +368,28 @@ class Lanes:
             gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
         return max(lane.last_table + gap, budget.free_at(now, self.reserve))
 
-    def _other_ready_at(self, lane: _Lane, now: float) -> float:
-        """When a reply or a removal of old buttons may go out in this chat: in a paced group,
-        at the table edits' pace (after them) and leaving the reserve, or a round's end, which
-        brings two removals, finds the minute spent and the next edits wait for it to pass."""
+    def _other_ready_at(self, lane: _Lane, now: float, *, tidying: bool) -> float:
+        """When a reply, or (``tidying``) a game's removal of its old buttons, may go out in
+        this chat: in a paced group leaving the reserve, and a removal at the table edits'
+        pace, after them (a round's end brings two: at once, they filled the minute and the
+        next edits waited for it to pass). A reply is not paced: it would wait all round."""
         if not lane.is_group or self.flushing or self.limiter is None:
             return now
         budget = lane.budget
-        gap = budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE)
-        return max(lane.last_table + gap, budget.free_at(now, self.reserve))
+        ready = budget.free_at(now, self.reserve)
+        if tidying:
+            gap = budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE)
+            ready = max(ready, lane.last_table + gap)
+        return ready
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
         best: Step | None = None
         table_later = other_later = False
+        later: list[float] = []
         edits_now = self._table_ready_at(lane, now) <= now
-        other_at = self._other_ready_at(lane, now)
+        tidy_at = self._other_ready_at(lane, now, tidying=True)
+        reply_at = self._other_ready_at(lane, now, tidying=False)
         for key in list(lane.wanted):
             step = self.provider.next_step(key, lane.chat_id, edits_now=edits_now)
             if step is None:
@@ -393,7 +400,7 @@ class Lanes:
                 continue
             if step.priority is Priority.OTHER and self._skip_other():
                 continue  # shutting down: only the game's own messages are worth the wait
-            if step.priority is Priority.OTHER and other_at > now:
+            if step.priority is Priority.OTHER and tidy_at > now:
                 other_later = True
                 continue
             if best is None or step.priority < best.priority:
@@ -405,14 +412,14 @@ class Lanes:
             # quiet edits of the hand, which would otherwise keep it waiting turn after turn.
             queued = lane.other[0][0]
             if best is None or (not lane.is_group and best.priority is Priority.TABLE):
-                if other_at <= now:
+                if reply_at <= now:
                     best = queued
                 else:
-                    other_later = True
+                    later.append(reply_at)
         if best is not None:
             return best, None
-        later = [self._table_ready_at(lane, now)] if table_later else []
-        later += [other_at] if other_later else []
+        later += [self._table_ready_at(lane, now)] if table_later else []
+        later += [tidy_at] if other_later else []
         return None, min(later, default=None)
 
     async def _run(self, lane: _Lane) -> None:
