@@ -27,6 +27,7 @@ from bot.dispatch import register
 from bot.handlers import Runtime, endgame
 from bot.health import beat
 from bot.i18n import LANGUAGES
+from bot.polling import CountedUpdates, PolledRequest, PollPace
 from bot.ratelimit import PacedRateLimiter
 from bot.replicas import ORPHAN_SECONDS
 from bot.scheduler import Clock, Scheduler
@@ -54,11 +55,12 @@ PROCESSED_KEEP = 86_400.0
 SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was last shown
 DRAIN_SECONDS = 5.0
 SHARED_DRAIN_SECONDS = 2.0
-# getUpdates waits this long after a batch before asking again, so the updates of a busy
-# second come in a few batches (and their transactions share commits) instead of one request
-# each. At 100 presses/s (benchmarks/bench_e2e.py) 20 ms cut the bot's CPU per action by 29 %
-# and kept p99 from press to answer under 50 ms; 50 ms cut more but put p99 near 70 ms.
-# An update to a quiet bot still comes at once (the long poll returns with it).
+# While the bot still handles a batch of updates, the next getUpdates waits for it, at most
+# this long after the batch came (bot/polling.py): the updates of a busy second come in a few
+# batches whose transactions share commits, instead of one request each (at full load a fixed
+# 20 ms wait after every batch cut CPU per action by 29 %). Once a batch is handled the bot
+# asks again at once: a fixed wait after every batch put p50 from press to answer at 19 ms at
+# 100 presses/s, half of it waiting for the next poll (docs/performance.md, 2026-12-03).
 POLL_INTERVAL = 0.02
 # Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's
 # preview: the deep link would otherwise grow a card under the table.
@@ -84,6 +86,7 @@ def build_application(
     """The application; ``request`` replaces the HTTP transport (offline handler tests),
     ``clock`` the wall clock of everything the bot judges or does by time (tests move it)."""
     base = settings.bot_api_base_url.rstrip("/")
+    pace = PollPace(POLL_INTERVAL)
     file_base = base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file"
     builder = (
         ApplicationBuilder()
@@ -91,7 +94,7 @@ def build_application(
         .base_url(base)
         .base_file_url(file_base)
         .defaults(DEFAULTS)
-        .concurrent_updates(256)
+        .concurrent_updates(CountedUpdates(256, pace))
         .job_queue(None)  # everything timed runs on the one scheduler (bot/scheduler.py)
         .post_init(post_init)
         .post_stop(post_stop)
@@ -101,7 +104,7 @@ def build_application(
         builder = builder.rate_limiter(PacedRateLimiter())  # type: ignore[arg-type]
     if request is None:
         # Our aiohttp transport: a third of the CPU of PTB's default per Bot API call.
-        builder = builder.request(AiohttpRequest(256)).get_updates_request(AiohttpRequest(2))
+        builder = builder.request(AiohttpRequest(256)).get_updates_request(PolledRequest(pace, 2))
     else:
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()
@@ -348,7 +351,7 @@ def main() -> None:
             )
         else:
             application.run_polling(
-                poll_interval=POLL_INTERVAL,
+                poll_interval=0,  # paced by the transport of getUpdates (bot/polling.py)
                 allowed_updates=Update.ALL_TYPES,
                 drop_pending_updates=False,
                 close_loop=False,
