@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import gc
 
-# A young collection after 20,000 more containers made than freed (a few hundred actions), an
-# older one after 20 of those, a full one after 10 of those — and then only if the heap has
-# grown by a quarter since the last (CPython's own rule).
-THRESHOLDS = (20_000, 20, 10)
+# A young collection after 5,000 more containers made than freed, an older one after 80 of
+# those, a full one after 10 of those — and then only if the heap has grown by a quarter since
+# the last (CPython's own rule). A young collection walks every container made since the last
+# one and still alive, about twice the threshold here (what the bot frees meanwhile is mostly
+# older, and counts against it): with 20,000 each one stopped the event loop for 20–40 ms, five
+# times in 20 s at 100 presses/s, the largest share of the slowest answers; with 5,000 they
+# take a quarter of that and the collector's CPU is no higher (docs/performance.md,
+# 2026-12-03). The older generation is collected as rarely as before.
+THRESHOLDS = (5_000, 80, 10)
 
 
 def settle() -> None:
