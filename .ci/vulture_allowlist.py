@@ -6,11 +6,12 @@ handlers of `/bot<token>/<method>`, found by name, and module `__getattr__`s.)
 """
 
 # ruff: noqa
-from bot import i18n, settings
+from bot import i18n, polling, settings
 from localbotapi import models
 from rules import play, seating
 
 i18n._Variables.visit_VariableReference  # fluent.syntax's Visitor dispatches on the node's class name
+polling.CountedUpdates.do_process_update  # PTB's BaseUpdateProcessor.process_update calls it
 settings.Settings.model_config  # pydantic-settings reads it
 settings.Settings._token_shape  # pydantic validators, registered by their decorators
 settings.Settings._upper
