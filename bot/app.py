@@ -56,11 +56,12 @@ SHOWN_KEEP = 7 * 86_400.0  # a message's digest, kept for a week after it was la
 DRAIN_SECONDS = 5.0
 SHARED_DRAIN_SECONDS = 2.0
 # While the bot still handles a batch of updates, the next getUpdates waits for it, at most
-# this long after the batch came (bot/polling.py): the updates of a busy second come in a few
-# batches whose transactions share commits, instead of one request each (at full load a fixed
-# 20 ms wait after every batch cut CPU per action by 29 %). Once a batch is handled the bot
-# asks again at once: a fixed wait after every batch put p50 from press to answer at 19 ms at
-# 100 presses/s, half of it waiting for the next poll (docs/performance.md, 2026-12-03).
+# this long after the batch came (bot/polling.py): a busy bot's updates come in batches whose
+# transactions share commits. Once a batch is handled the bot asks again at once. A fixed
+# 20 ms after every batch had cut CPU per action by 29 % at 100 presses/s, but half of the
+# p50 from press to answer (19 ms) was the wait for the next poll; asking at once costs about
+# a quarter more CPU per action at that rate again, not measurably more at full load
+# (docs/performance.md, 2026-12-03).
 POLL_INTERVAL = 0.02
 # Every message the bot writes is HTML (names escaped, `bot.render`), and none shows a link's
 # preview: the deep link would otherwise grow a card under the table.
