@@ -44,6 +44,10 @@ _GAME = re.compile(
     r"(?::(?P<amount>[1-9]\d{0,11}))?$",
     re.ASCII,  # \d is 0-9 alone: another script's digits are not a number here
 )
+_END = re.compile(
+    r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$",
+    re.ASCII,
+)
 _SETTING = re.compile(
     r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$",
     re.ASCII,
@@ -58,16 +62,7 @@ class GameButton:
     amount: int | None = None
 
     def encode(self) -> str:
-        data = f"g:{self.game_id}:{self.version}:{self.act.value}"
-        if self.amount is not None:
-            data += f":{self.amount}"
-        return _checked(data)
-
-
-_END = re.compile(
-    r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$",
-    re.ASCII,
-)
+        return _encode("g", self.game_id, self.version, self.act.value, self.amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +75,7 @@ class EndButton:
     yes: bool
 
     def encode(self) -> str:
-        answer = "y" if self.yes else "n"
-        return _checked(f"e:{self.game_id}:{self.user_id}:{self.expires}:{answer}")
+        return _encode("e", self.game_id, self.user_id, self.expires, "y" if self.yes else "n")
 
 
 def parse_end(data: str | None) -> EndButton | None:
@@ -100,10 +94,12 @@ class SettingButton:
     value: str
 
     def encode(self) -> str:
-        return _checked(f"s:{self.chat_id}:{self.key}:{self.value}")
+        return _encode("s", self.chat_id, self.key, self.value)
 
 
-def _checked(data: str) -> str:
+def _encode(*parts: object) -> str:
+    """The parts joined by colons (a None left out), refused when over Telegram's limit."""
+    data = ":".join(str(part) for part in parts if part is not None)
     if len(data.encode()) > MAX_BYTES:
         raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
     return data

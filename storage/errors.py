@@ -37,9 +37,6 @@ class VersionConflict(ConcurrencyConflict):
     """A game was saved from a stale copy: somebody else saved it first."""
 
     def __init__(self, game_id: int, expected: int, actual: int) -> None:
-        self.game_id = game_id
-        self.expected = expected
-        self.actual = actual
         super().__init__(
             f"game {game_id} is at version {actual}, not {expected}: "
             "it was changed concurrently, reload it and retry"
@@ -50,7 +47,6 @@ class GameNotFound(StorageError):
     """A write named a game that does not exist."""
 
     def __init__(self, game_id: int) -> None:
-        self.game_id = game_id
         super().__init__(f"game {game_id} does not exist")
 
 
@@ -79,8 +75,6 @@ class CorruptDatabase(StorageError):
     """The database file cannot be read as a healthy SQLite database."""
 
     def __init__(self, path: str, detail: str) -> None:
-        self.path = path
-        self.detail = detail
         super().__init__(
             f"database {path!r} is corrupt or unreadable ({detail}); "
             "the file was left untouched, restore a backup or move it away"
@@ -92,8 +86,6 @@ class UnopenableDatabase(StorageError):
     where the file should be. Nothing is wrong with the data; ``reason`` says what to fix."""
 
     def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        self.reason = reason
         super().__init__(f"cannot open database {path!r}: {reason}")
 
 
@@ -101,8 +93,6 @@ class UnknownBackend(StorageError):
     """DATABASE_URL names a backend that does not exist or is malformed."""
 
     def __init__(self, url: str, reason: str = "unknown scheme") -> None:
-        self.url = url
-        self.reason = reason
         super().__init__(
             f"cannot use DATABASE_URL {url!r}: {reason}; "
             "expected sqlite:///relative/path, sqlite:////absolute/path "
@@ -115,7 +105,6 @@ class MissingDriver(StorageError):
     installed."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
         super().__init__(
             f"DATABASE_URL {url!r} is a PostgreSQL database, but its driver (asyncpg) is not "
             "installed: pip install 'ochko-bot[postgres]' (in a checkout: "
@@ -127,7 +116,6 @@ class UnknownAccount(StorageError):
     """A transfer named a player or bank that does not exist in the chat."""
 
     def __init__(self, chat_id: int, account: Account) -> None:
-        self.chat_id = chat_id
         self.account = account
         super().__init__(f"chat {chat_id} has no account {account.kind}:{account.id}")
 

@@ -11,7 +11,6 @@ from bot.handlers.common import (
     Asked,
     Pressed,
     Runtime,
-    admin_check,
     alert,
     answer,
     group_command,
@@ -24,9 +23,8 @@ from bot.service import Refused
 @group_command
 async def cmd_settings(asked: Asked) -> None:
     rt, chat = asked.rt, asked.chat
-    admin = admin_check(rt, asked.context, chat.id, asked.user.id)
     try:
-        settings = await rt.service.admin_settings(chat.id, admin)
+        settings = await rt.service.admin_settings(chat.id, asked.admin())
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, asked.lang))
         return

@@ -311,6 +311,9 @@ class Asked:
     ) -> None:
         await say(self.update, self.context, text, markup, in_group=in_group)
 
+    def admin(self) -> AdminCheck:
+        return admin_check(self.rt, self.context, self.chat.id, self.user.id)
+
 
 Body = Callable[[Asked], Awaitable[None]]
 
@@ -355,15 +358,9 @@ class Pressed:
     rt: Runtime
     query: CallbackQuery
     message: MaybeInaccessibleMessage
+    user: User
+    chat_id: int
     lang: str
-
-    @property
-    def user(self) -> User:
-        return self.query.from_user
-
-    @property
-    def chat_id(self) -> int:
-        return self.message.chat.id
 
     def admin(self) -> AdminCheck:
         return admin_check(self.rt, self.context, self.chat_id, self.user.id)
@@ -378,9 +375,9 @@ def pressed(body: Callable[[Pressed], Awaitable[None]]) -> Handler:
         query = update.callback_query
         if query is None or query.message is None:
             return
-        rt = runtime(context)
-        lang = await person_language(rt, query.from_user, query.message.chat.id)
-        await body(Pressed(update, context, rt, query, query.message, lang))
+        rt, message, user = runtime(context), query.message, query.from_user
+        lang = await person_language(rt, user, message.chat.id)
+        await body(Pressed(update, context, rt, query, message, user, message.chat.id, lang))
 
     return handler
 

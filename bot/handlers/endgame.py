@@ -15,7 +15,6 @@ from bot.handlers.common import (
     Asked,
     Pressed,
     Runtime,
-    admin_check,
     alert,
     answer,
     command_game,
@@ -43,7 +42,7 @@ async def cmd_endgame(asked: Asked) -> None:
     if stored is None:
         return
     try:
-        await rt.service.verify_end(stored, user.id, admin_check(rt, context, chat.id, user.id))
+        await rt.service.verify_end(stored, user.id, asked.admin())
     except Refused as refused:
         await asked.say(render.refusal(refused.code, refused.params, lang))
         return

@@ -54,7 +54,7 @@ async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) 
     # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
     amount = parse_amount(asked.args) if needs_amount else None
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
-    admin = admin_check(rt, asked.context, asked.chat.id, user.id) if asked.in_group else None
+    admin = asked.admin() if asked.in_group else None
     result = await rt.actions.act(
         Request(stored.game_id, actor_of(user, admin), Command(kind, amount), update.update_id)
     )

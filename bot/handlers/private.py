@@ -12,7 +12,6 @@ from bot.actions import display_name
 from bot.handlers.common import (
     Asked,
     Handler,
-    admin_check,
     command,
     person_language,
     runtime,
@@ -65,7 +64,7 @@ async def cmd_lang(asked: Asked) -> None:
         # The group's language, as /settings sets it: its admins choose, and the group reads
         # the answer, in the language it has now. One's own language (the hand, alerts) is
         # chosen by /lang in the private chat, which the refusal says.
-        admin = admin_check(rt, asked.context, chat.id, user.id)
+        admin = asked.admin()
         try:
             await rt.service.set_group_language(chat.id, choice, admin)
         except Refused as refused:
