@@ -49,8 +49,7 @@ _END = re.compile(
     re.ASCII,
 )
 _SETTING = re.compile(
-    r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$",
-    re.ASCII,
+    r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$", re.ASCII
 )
 
 

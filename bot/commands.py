@@ -164,10 +164,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     chats where it does not an answer saying where it does. Commands answer new messages only:
     an edited message must not run its command again."""
     new = filters.UpdateType.MESSAGE
-    chats = {
-        Where.GROUP: filters.ChatType.GROUPS,
-        Where.PRIVATE: filters.ChatType.PRIVATE,
-    }
+    chats = {Where.GROUP: filters.ChatType.GROUPS, Where.PRIVATE: filters.ChatType.PRIVATE}
     for command in COMMANDS:
         names = list(command.names())
         for scope, chat_filter in chats.items():

@@ -9,13 +9,7 @@ from telegram.ext import ContextTypes
 
 from bot import deep_links, render
 from bot.actions import display_name
-from bot.handlers.common import (
-    Asked,
-    Handler,
-    command,
-    person_language,
-    runtime,
-)
+from bot.handlers.common import Asked, Handler, command, person_language, runtime
 from bot.handlers.info import cmd_help
 from bot.languages import from_telegram
 from bot.service import Refused

@@ -32,8 +32,7 @@ DROP_DEADLINE: Final = "DELETE FROM deadlines WHERE kind = $1 AND key = $2"
 class DeadlineReads(TableReads):
     async def deadlines(self, kind: str) -> list[tuple[str, float]]:
         return await self._tuples(
-            "SELECT key, due FROM deadlines WHERE kind = $1 ORDER BY due, key{by_code_point}",
-            kind,
+            "SELECT key, due FROM deadlines WHERE kind = $1 ORDER BY due, key{by_code_point}", kind
         )
 
     async def _claim_deadlines(

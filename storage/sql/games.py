@@ -266,8 +266,7 @@ class GameWrites(TableWrites):
                 raise StorageError(f"game {game_id}: the log archive holds 0 entries, not {start}")
             raise GameNotFound(game_id)
         row = await self._row(
-            "SELECT count(*), coalesce(max(seq) + 1, 0) FROM game_log WHERE game_id = $1",
-            game_id,
+            "SELECT count(*), coalesce(max(seq) + 1, 0) FROM game_log WHERE game_id = $1", game_id
         )
         assert row is not None
         if not row[0] == row[1] == start:

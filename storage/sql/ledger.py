@@ -210,11 +210,7 @@ class LedgerWrites(LedgerReads, TableWrites):
         return Refill(amount, up_to, now + period)
 
     async def apply_transfers(
-        self,
-        chat_id: int,
-        game_id: int | None,
-        round_no: int | None,
-        transfers: Sequence[Transfer],
+        self, chat_id: int, game_id: int | None, round_no: int | None, transfers: Sequence[Transfer]
     ) -> None:
         if not transfers:
             return
@@ -293,20 +289,13 @@ class LedgerWrites(LedgerReads, TableWrites):
         balances: dict[Account, int] = {}
         if users:
             ordered = sorted(users)
-            rows = await self._rows(
-                _lock_players(len(ordered)),
-                chat_id,
-                *ordered,
-            )
+            rows = await self._rows(_lock_players(len(ordered)), chat_id, *ordered)
             for row in rows:
                 balances[Account.player(row[0])] = row[1]
         games = sorted(banks if game_id is None else banks | {game_id})
         found: set[int] = set()
         if games:
-            rows = await self._rows(
-                _lock_games(len(games)),
-                *games,
-            )
+            rows = await self._rows(_lock_games(len(games)), *games)
             for row in rows:
                 found.add(row[0])
                 if row[0] in banks and row[1] == chat_id:  # another chat's bank is not ours
