@@ -37,22 +37,23 @@ async def ask(check: AdminCheck | None) -> bool:
 
 def verify_end(user_id: int, creator_id: int, banker: int | None, admin: bool | None) -> None:
     """Ending a game: its creator, the banker, or an admin (``admin`` None: not asked yet)."""
-    if user_id in (creator_id, banker):
-        return
-    if admin is None:
-        raise AdminNeeded
-    if not admin:
-        raise Refused("not_allowed")
+    _unless_admin(user_id in (creator_id, banker), admin, Refused("not_allowed"))
 
 
 def verify_cancel(user_id: int, creator_id: int, creator_name: str, admin: bool | None) -> None:
     """Closing a lobby: its creator, or an admin of the group."""
-    if user_id == creator_id:
+    _unless_admin(
+        user_id == creator_id, admin, Refused("cancel_creator", creator_name=creator_name)
+    )
+
+
+def _unless_admin(allowed: bool, admin: bool | None, refusal: Refused) -> None:
+    if allowed:
         return
     if admin is None:
         raise AdminNeeded
     if not admin:
-        raise Refused("cancel_creator", creator_name=creator_name)
+        raise refusal
 
 
 async def verify_admin(check: AdminCheck | None, code: str = "admins_only") -> None:

@@ -545,15 +545,10 @@ class GameService(ServiceReads, ServiceSettings):
                 news = []
                 for player, delta in round_stats(event, game.variant):
                     await tx.add_stats(stored.chat_id, player, delta)
+            if isinstance(event, RoundSettled | SessionEnded):
                 meta.outbox_seq += 1
-                meta.outbox.append(
-                    {"kind": "result", "event": event.to_dict(), "seq": meta.outbox_seq}
-                )
-            elif isinstance(event, SessionEnded):
-                meta.outbox_seq += 1
-                meta.outbox.append(
-                    {"kind": "ended", "event": event.to_dict(), "seq": meta.outbox_seq}
-                )
+                kind = "result" if isinstance(event, RoundSettled) else "ended"
+                meta.outbox.append({"kind": kind, "event": event.to_dict(), "seq": meta.outbox_seq})
         meta.news = news[-NEWS_KEEP:]
         new_version = stored.version + 1
         decision = decision_of(game)

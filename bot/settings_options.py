@@ -60,10 +60,6 @@ def _onoff(value: bool) -> str:
     return "on" if value else "off"
 
 
-def _on_word(value: str, lang: str) -> str:
-    return t(value, lang)
-
-
 def _number(value: str, lang: str) -> int:
     return int(value)
 
@@ -87,7 +83,7 @@ def _switch(
     name: str = "",
 ) -> Option:
     """An on/off option."""
-    return Option(key, ("on", "off"), read, write, _on_word, name)
+    return Option(key, ("on", "off"), read, write, t, name)
 
 
 def _override_switch(key: str, field: str, name: str = "") -> Option:

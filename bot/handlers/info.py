@@ -46,7 +46,6 @@ async def cmd_rules(asked: Asked) -> None:
     if name is None:
         # Without a name: the rules being played here — the running game's (the private chat:
         # of the one game its person sits in), else what the chat's next game would be.
-        stored: StoredGame | None = None
         if asked.in_group:
             stored = await rt.service.active_game(chat.id, asked.thread)
         else:
@@ -228,11 +227,8 @@ async def cmd_odds(asked: Asked) -> None:
     if stored is None:
         return
     found = odds_text(rt.service.game(stored), user.id, lang)
-    if not asked.in_group:
+    if found is None or not asked.in_group:
         await asked.say(found or render.text("odds-not_drawing", lang))
-        return
-    if found is None:
-        await asked.say(render.text("odds-not_drawing", lang))
         return
     # Never into the group: the odds tell what the hand holds.
     if await private_reachable(rt, user.id):
