@@ -49,14 +49,9 @@ class ChatReads(TableReads):
         )
         if row is None:
             return ChatSettings(chat_id, language=self._default_language)
+        language, preset, overrides, timeout, house, refill = row
         return ChatSettings(
-            chat_id=chat_id,
-            language=row[0],
-            preset=row[1],
-            overrides=loads(row[2]),
-            turn_timeout=row[3],
-            house_banker=bool(row[4]),
-            daily_refill=bool(row[5]),
+            chat_id, language, preset, loads(overrides), timeout, bool(house), bool(refill)
         )
 
     async def _fetch_user(self, user_id: int) -> User | None:

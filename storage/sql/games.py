@@ -42,18 +42,10 @@ _LOCK_GAME: Final = "SELECT 1 FROM games WHERE game_id = $1{lock}"
 
 
 def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) -> StoredGame:
+    """The row of _GAME_COLUMNS, which are in StoredGame's order."""
+    state = known[1] if known is not None and known[0] == row[5] else loads(row[4])
     return StoredGame(
-        game_id=row[0],
-        chat_id=row[1],
-        thread_id=row[2],
-        status=row[3],
-        state=known[1] if known is not None and known[0] == row[5] else loads(row[4]),
-        version=row[5],
-        bank=row[6],
-        deadline=row[7],
-        creator_id=row[8],
-        created_at=row[9],
-        updated_at=row[10],
+        row[0], row[1], row[2], row[3], state, row[5], row[6], row[7], row[8], row[9], row[10]
     )
 
 
@@ -164,18 +156,9 @@ class GameWrites(TableWrites):
         )
         if row is None:
             raise GameExists(chat_id, thread_id)
+        state_copy = loads(text)  # a private copy: the caller may keep mutating its dict
         return StoredGame(
-            game_id=row[0],
-            chat_id=chat_id,
-            thread_id=thread_id,
-            status=status,
-            state=loads(text),  # a private copy: the caller may keep mutating its dict
-            version=1,
-            bank=0,
-            deadline=None,
-            creator_id=creator_id,
-            created_at=now,
-            updated_at=now,
+            row[0], chat_id, thread_id, status, state_copy, 1, 0, None, creator_id, now, now
         )
 
     async def save_game(
