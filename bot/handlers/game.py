@@ -37,33 +37,29 @@ log = logging.getLogger(__name__)
 
 def game_command(kind: str, *, needs_amount: bool = False) -> Handler:
     async def cmd(asked: Asked) -> None:
-        await _game_command(asked, kind, needs_amount=needs_amount)
+        rt, user, lang, update = asked.rt, asked.user, asked.lang, asked.update
+        # Lobby and table management stay in the group, where everyone sees them happen: the
+        # command table (`bot.commands`) does not route those here from a private chat.
+        stored = await command_game(asked)
+        if stored is None:
+            return
+        # A missing or unusable amount goes to the service too: the engine says what is wrong
+        # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
+        amount = parse_amount(asked.args) if needs_amount else None
+        # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
+        admin = asked.admin() if asked.in_group else None
+        result = await rt.actions.act(
+            Request(stored.game_id, actor_of(user, admin), Command(kind, amount), update.update_id)
+        )
+        if isinstance(result, Ignored):
+            log.info("duplicate update %s ignored", update.update_id)
+        if isinstance(result, Done | Joined):
+            await rt.actions.publish(result.outcome)
+        for line in render.replies(result, lang, display_name(user)):
+            await asked.say(line)
 
     cmd.__name__ = f"cmd_{kind}"
     return command(cmd)
-
-
-async def _game_command(asked: Asked, kind: str, *, needs_amount: bool = False) -> None:
-    rt, user, lang, update = asked.rt, asked.user, asked.lang, asked.update
-    # Lobby and table management stay in the group, where everyone sees them happen: the
-    # command table (`bot.commands`) does not route those here from a private chat.
-    stored = await command_game(asked)
-    if stored is None:
-        return
-    # A missing or unusable amount goes to the service too: the engine says what is wrong
-    # with it there (not your turn, no bank to name now, or the range of a bank or a stake).
-    amount = parse_amount(asked.args) if needs_amount else None
-    # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
-    admin = asked.admin() if asked.in_group else None
-    result = await rt.actions.act(
-        Request(stored.game_id, actor_of(user, admin), Command(kind, amount), update.update_id)
-    )
-    if isinstance(result, Ignored):
-        log.info("duplicate update %s ignored", update.update_id)
-    if isinstance(result, Done | Joined):
-        await rt.actions.publish(result.outcome)
-    for line in render.replies(result, lang, display_name(user)):
-        await asked.say(line)
 
 
 @group_command
@@ -92,13 +88,8 @@ async def cmd_newgame(asked: Asked) -> None:
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
     await rt.actions.publish(outcome)
     # Its creator sat down: with the daily refill, if that is what made the seat possible.
-    seated = Joined(
-        outcome,
-        asked.user.id,
-        next_round=False,
-        refill=refill_of(outcome.events),
-        needs_private=False,
-    )
+    refill = refill_of(outcome.events)
+    seated = Joined(outcome, asked.user.id, next_round=False, refill=refill, needs_private=False)
     for line in render.replies(seated, lang, display_name(asked.user)):
         await asked.say(line)
 

@@ -58,9 +58,8 @@ async def cmd_lang(asked: Asked) -> None:
         # The group's language, as /settings sets it: its admins choose, and the group reads
         # the answer, in the language it has now. One's own language (the hand, alerts) is
         # chosen by /lang in the private chat, which the refusal says.
-        admin = asked.admin()
         try:
-            await rt.service.set_group_language(chat.id, choice, admin)
+            await rt.service.set_group_language(chat.id, choice, asked.admin())
         except Refused as refused:
             await asked.say(render.refusal(refused.code, refused.params, lang))
             return
