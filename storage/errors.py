@@ -37,6 +37,9 @@ class VersionConflict(ConcurrencyConflict):
     """A game was saved from a stale copy: somebody else saved it first."""
 
     def __init__(self, game_id: int, expected: int, actual: int) -> None:
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
         super().__init__(
             f"game {game_id} is at version {actual}, not {expected}: "
             "it was changed concurrently, reload it and retry"

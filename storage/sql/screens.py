@@ -83,28 +83,22 @@ class ScreenWrites(TableWrites):
                 "table_since = {greatest}(screens.table_since, EXCLUDED.table_since)",
                 "table_message_id = " + _IF_NEWER_TABLE.format("table_message_id"),
             ]
-        if not isinstance(hand_messages, Unset):
-            columns.append("hand_messages")
-            params.append(dumps({str(k): v for k, v in hand_messages.items()}))
-            updates.append("hand_messages = EXCLUDED.hand_messages")
-        if not isinstance(shown_version, Unset):
-            columns.append("shown_version")
-            params.append(shown_version)
-            updates.append(
-                "shown_version = "
-                + (_IF_NEWER_TABLE.format("shown_version") if table else "EXCLUDED.shown_version")
-            )
-        if not isinstance(posted_seq, Unset):
-            # Only ever grows: a late write of an older progress must not re-post results.
-            columns.append("posted_seq")
-            params.append(posted_seq)
-            updates.append("posted_seq = {greatest}(screens.posted_seq, EXCLUDED.posted_seq)")
-        if not isinstance(mentioned_since, Unset):
-            columns.append("mentioned_since")
-            params.append(mentioned_since)
-            updates.append(
-                "mentioned_since = {greatest}(screens.mentioned_since, EXCLUDED.mentioned_since)"
-            )
+        hands = (
+            hand_messages
+            if isinstance(hand_messages, Unset)
+            else dumps({str(k): v for k, v in hand_messages.items()})
+        )
+        grows = "{{greatest}}(screens.{0}, EXCLUDED.{0})"  # a late older write changes nothing
+        for column, value, update in (
+            ("hand_messages", hands, "EXCLUDED.hand_messages"),
+            ("shown_version", shown_version, _IF_NEWER_TABLE if table else "EXCLUDED.{0}"),
+            ("posted_seq", posted_seq, grows),
+            ("mentioned_since", mentioned_since, grows),
+        ):
+            if not isinstance(value, Unset):
+                columns.append(column)
+                params.append(value)
+                updates.append(f"{column} = " + update.format(column))
         if not columns:
             return
         # Typed in the statement: a parameter of a SELECT list has no column to take its type
