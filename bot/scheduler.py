@@ -143,7 +143,7 @@ class Scheduler:
 
     def pending(self, kind: str) -> int:
         """How many jobs are armed under keys ``(kind, …)``."""
-        return sum(1 for key in self._jobs if isinstance(key, tuple) and key[:1] == (kind,))
+        return len(self.keys(kind))
 
     def keys(self, kind: str) -> list[Hashable]:
         return [key for key in self._jobs if isinstance(key, tuple) and key[:1] == (kind,)]

@@ -95,7 +95,7 @@ class Runtime:
         self.replica = Replica(storage, None, clock=self.scheduler.clock) if shared else None
         self.timers = TurnTimers(
             self.scheduler,
-            self._turn_ran_out,
+            functools.partial(on_timer, self),
             storage=storage if self.replica is not None else None,
             owner=self.replica.name if self.replica is not None else "",
         )
@@ -133,9 +133,6 @@ class Runtime:
 
     async def _changed_elsewhere(self, game_id: int) -> None:
         await self.delivery.load(game_id)
-
-    async def _turn_ran_out(self, game_id: int) -> None:
-        await on_timer(self, game_id)
 
     def clock_started(self, game_id: int, deadline: float) -> None:
         self.timers.arm(game_id, deadline)
