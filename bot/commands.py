@@ -57,10 +57,6 @@ class BotCommandSpec:
     section: Section = Section.OTHER
 
     @property
-    def listed_in(self) -> Where:
-        return self.where if self.menu is None else self.menu
-
-    @property
     def help_key(self) -> str:
         """The catalog id of the one-line description (menu and /help)."""
         return f"cmd-{self.name}"
@@ -133,7 +129,7 @@ COMMANDS: tuple[BotCommandSpec, ...] = (
 def listed(*, private: bool) -> list[BotCommandSpec]:
     """The commands of the private chat's menu, or of a group's."""
     scope = Where.PRIVATE if private else Where.GROUP
-    return [c for c in COMMANDS if c.listed_in & scope]
+    return [c for c in COMMANDS if (c.where if c.menu is None else c.menu) & scope]
 
 
 def menu(lang: str, *, private: bool) -> list[tuple[str, str]]:
