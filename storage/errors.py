@@ -37,9 +37,7 @@ class VersionConflict(ConcurrencyConflict):
     """A game was saved from a stale copy: somebody else saved it first."""
 
     def __init__(self, game_id: int, expected: int, actual: int) -> None:
-        self.game_id = game_id
-        self.expected = expected
-        self.actual = actual
+        self.game_id, self.expected, self.actual = game_id, expected, actual
         super().__init__(
             f"game {game_id} is at version {actual}, not {expected}: "
             "it was changed concurrently, reload it and retry"
@@ -57,8 +55,7 @@ class GameExists(StorageError):
     """A chat thread already has a game that is not finished."""
 
     def __init__(self, chat_id: int, thread_id: int) -> None:
-        self.chat_id = chat_id
-        self.thread_id = thread_id
+        self.chat_id, self.thread_id = chat_id, thread_id
         super().__init__(f"chat {chat_id} thread {thread_id} already has a game in progress")
 
 
@@ -66,8 +63,7 @@ class DatabaseTooNew(StorageError):
     """The database was written by a newer version of the bot."""
 
     def __init__(self, found: int, supported: int) -> None:
-        self.found = found
-        self.supported = supported
+        self.found, self.supported = found, supported
         super().__init__(
             f"database schema version {found} is newer than this bot supports ({supported}); "
             "upgrade the bot or restore an older backup"
@@ -127,9 +123,7 @@ class InsufficientFunds(StorageError):
     """A transfer would have made a balance or a bank negative; nothing was written."""
 
     def __init__(self, account: Account, needed: int, available: int) -> None:
-        self.account = account
-        self.needed = needed
-        self.available = available
+        self.account, self.needed, self.available = account, needed, available
         super().__init__(f"{account.kind} {account.id} has {available} chips, {needed} needed")
 
 
