@@ -264,20 +264,13 @@ class LedgerWrites(LedgerReads, TableWrites):
         writes: list[tuple[str, Sequence[object]]] = [
             (_insert_ledger(len(ledger_rows)), [v for row in ledger_rows for v in row])
         ]
-        if players:
-            writes.append(
-                (
-                    _set_amounts("players", "balance", "user_id", len(players)),
-                    [chat_id, *(v for row in players for v in row)],
-                )
-            )
-        if banks_after:
-            writes.append(
-                (
-                    _set_amounts("games", "bank", "game_id", len(banks_after)),
-                    [v for row in banks_after for v in row],
-                )
-            )
+        for table, column, key, rows, first in (
+            ("players", "balance", "user_id", players, [chat_id]),
+            ("games", "bank", "game_id", banks_after, []),
+        ):
+            if rows:
+                values = [*first, *(v for row in rows for v in row)]
+                writes.append((_set_amounts(table, column, key, len(rows)), values))
         await self._execute_all(writes)
 
     async def _lock_accounts(
