@@ -387,27 +387,21 @@ class GameService(ServiceReads, ServiceSettings):
             verify_cancel(user, meta.creator_id, meta.names.get(meta.creator_id, ""), admin)
             meta.ended_by = user
             return game.end()
-        if kind == "resume" or (kind in ("start", "next") and meta.paused):
-            # A paused table goes on: the clock of whoever is on turn starts again (and he gets
-            # a new notice); between rounds the next round is dealt.
+        if kind in ("resume", "start", "next"):
             if not game.is_seated(user):
                 raise Refused("not_seated", player=user)
-            if game.phase is Phase.ROUND_OVER:
+            # Between rounds the next round is dealt, whatever was pressed (/deal too, as the
+            # table says).
+            if game.phase is Phase.ROUND_OVER or (kind == "next" and not meta.paused):
                 return self._next(game, meta, user)
+            if kind == "start" and not meta.paused:
+                return game.start(user)
             if not meta.paused:
                 raise Refused("not_paused")
+            # A paused table goes on: the clock of whoever is on turn starts again (and he gets
+            # a new notice).
             meta.actor_since = stored.version + 1
             return []
-        if kind == "start" and game.phase is Phase.ROUND_OVER:
-            kind = "next"  # /deal between rounds deals the next round, as the table says
-        if kind == "start":
-            if not game.is_seated(user):
-                raise Refused("not_seated", player=user)
-            return game.start(user)
-        if kind == "next":
-            if not game.is_seated(user):
-                raise Refused("not_seated", player=user)
-            return self._next(game, meta, user)
         amount = command.amount
         if kind in ("bank", "bet") and amount is None:
             # No usable number: the engine says what is wrong with "nothing" (not your turn,
