@@ -184,10 +184,9 @@ class Delivery:
         database. Records delivery holds already are kept: they are newer."""
         game_id = view.game_id
         screen = await self.storage.load_screen(game_id)
-        pairs = []
+        pairs = list(screen.hand_messages.items())
         if screen.table_message_id is not None:
             pairs.append((view.stored.chat_id, screen.table_message_id))
-        pairs += [(p, m) for p, m in screen.hand_messages.items()]
         for chat_id, message_id in pairs:
             if (chat_id, message_id) not in self._shown:
                 found = await self.storage.shown_digest(chat_id, message_id)
@@ -355,10 +354,8 @@ class Delivery:
         if chat_id > 0:
             # Blocked, or never really opened: the hand falls back to the "👁" alert and
             # the player's turn to a mention in the group.
-            name = str(chat_id)
             user = self._user(chat_id)
-            if user is not None:
-                name = user.name
+            name = user.name if user is not None else str(chat_id)
             async with self.storage.transaction() as tx:
                 await tx.upsert_user(chat_id, name, private_opened=False)
             self._users.pop(chat_id, None)
@@ -465,7 +462,7 @@ class Delivery:
                 ended_by=ended_by,
                 expired=view.meta.expired,
             )
-        message_id = None
+        posted = None
         if rendered is not None:
             try:
                 sent = await self._send(view.stored.chat_id, view.stored.thread_id, rendered)
@@ -475,6 +472,7 @@ class Delivery:
                 log.error("result refused game=%s: %s", game_id, error)
             else:
                 message_id = sent.message_id
+                posted = (view.stored.chat_id, message_id, digest(rendered))
                 if rendered.markup is not None and settled is not None:
                     # A result posted before the previous one's round moved on (its table
                     # not shown yet) supersedes it: the older one's buttons go.
@@ -483,9 +481,6 @@ class Delivery:
                         self._finish_result(view, older)
                     self._results[game_id] = (message_id, settled)
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
-        posted = None
-        if message_id is not None and rendered is not None:
-            posted = (view.stored.chat_id, message_id, digest(rendered))
         await self._record(posted, game_id, posted_seq=seq)
 
     async def _post_table(self, view: View) -> None:
@@ -510,11 +505,11 @@ class Delivery:
 
     async def _edit_table(self, view: View, message_id: int) -> None:
         rendered = self.screens.table(view)
-        if not await self._edit(view.stored.chat_id, message_id, rendered, None):
+        if await self._edit(view.stored.chat_id, message_id, rendered, None):
+            self._table_done(view)
+        else:
             self._tables.pop(view.game_id, None)  # deleted: the table goes on in a new one
             await self._post_table(view)
-            return
-        self._table_done(view)
 
     def _table_done(self, view: View) -> None:
         game_id = view.game_id
@@ -605,11 +600,11 @@ class Delivery:
         key = (view.game_id, player)
         current = self._hands[key]
         rendered = self.screens.hand(view, player)
-        if not await self._edit(player, current[1], rendered, current[0]):
+        if await self._edit(player, current[1], rendered, current[0]):
+            self._hand_done(view, player)
+        else:
             self._hands.pop(key, None)
             await self._post_hand(view, player)
-            return
-        self._hand_done(view, player)
 
     def _hand_done(self, view: View, player: int) -> None:
         key = (view.game_id, player)
@@ -631,25 +626,24 @@ class Delivery:
             await self._edit(chat_id, message_id, final, None)
             del self._finals[target]
         else:
-            await self._strip_buttons(chat_id, message_id)
+            try:
+                await self.bot.edit_message_reply_markup(
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    reply_markup=None,
+                    **self.lanes.send_args(),
+                )
+            except TelegramError as error:
+                if classify(error).fate in (Fate.TRANSIENT, Fate.MIGRATED, Fate.CHAT_LOST):
+                    raise
+                log.info("buttons not removed chat=%s message=%s: %s", chat_id, message_id, error)
+            if (shown := self._shown.get(target)) is not None:
+                await self._record((chat_id, message_id, shown[:-1] + "-"))
         strips = self._strips.get(game_id, [])
         if target in strips:
             strips.remove(target)
         if not strips:
             self._strips.pop(game_id, None)
-
-    async def _strip_buttons(self, chat_id: int, message_id: int) -> None:
-        try:
-            await self.bot.edit_message_reply_markup(
-                chat_id=chat_id, message_id=message_id, reply_markup=None, **self.lanes.send_args()
-            )
-        except TelegramError as error:
-            if classify(error).fate in (Fate.TRANSIENT, Fate.MIGRATED, Fate.CHAT_LOST):
-                raise
-            log.info("buttons not removed chat=%s message=%s: %s", chat_id, message_id, error)
-        shown = self._shown.get((chat_id, message_id))
-        if shown is not None:
-            await self._record((chat_id, message_id, shown[:-1] + "-"))
 
     # ---------------------------------------------------------------- the turn clock
 

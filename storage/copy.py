@@ -513,12 +513,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         report = asyncio.run(copy_database(args.source, args.target))
-    except TargetNotEmpty as error:
-        print(f"storage.copy: {error}", file=sys.stderr)
-        return 2
     except StorageError as error:
         print(f"storage.copy: {error}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, TargetNotEmpty) else 1
     except KeyboardInterrupt:
         print("storage.copy: interrupted; an unfinished copy is rolled back", file=sys.stderr)
         return 130

@@ -16,6 +16,7 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 from storage.errors import TransactionClosed
@@ -31,6 +32,7 @@ T = TypeVar("T")
 SAVEPOINT: Final = "block"
 
 
+@dataclass(slots=True, eq=False)
 class Batch:
     """Transaction blocks run one after another in one SQLite transaction, committed together.
 
@@ -38,16 +40,13 @@ class Batch:
     by ROLLBACK); every later one in a savepoint of its own, undone by ROLLBACK TO.
     """
 
-    __slots__ = ("blocks", "done", "savepoint", "started", "writes")
-
-    def __init__(self, done: asyncio.Future[None]) -> None:
-        self.done = done  # its result once COMMITted; the error if the batch failed
-        self.started = time.monotonic()
-        self.blocks = 0
-        # The last block's savepoint is still open: its RELEASE is deferred to the next
-        # block's first statement, or left to COMMIT.
-        self.savepoint = False
-        self.writes = Writes()  # chats and users written by any block: not cacheable yet
+    done: asyncio.Future[None]  # its result once COMMITted; the error if the batch failed
+    started: float = field(default_factory=time.monotonic)
+    blocks: int = 0
+    # The last block's savepoint is still open: its RELEASE is deferred to the next block's
+    # first statement, or left to COMMIT.
+    savepoint: bool = False
+    writes: Writes = field(default_factory=Writes)  # written by any block: not cacheable yet
 
     def fail(self, error: BaseException) -> None:
         if not self.done.done():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Final, TypeVar
 
 from cachetools import LRUCache
@@ -24,15 +25,13 @@ class _Miss(enum.Enum):
 MISS: Final = _Miss.MISS
 
 
+@dataclass(slots=True, eq=False)
 class Writes:
     """The chats and users a transaction wrote: not to be read from, nor put into, the caches
     until it is over, and to be forgotten by them again then."""
 
-    __slots__ = ("chats", "users")
-
-    def __init__(self) -> None:
-        self.chats: set[int] = set()
-        self.users: set[int] = set()
+    chats: set[int] = field(default_factory=set)
+    users: set[int] = field(default_factory=set)
 
 
 class Caches:
@@ -73,14 +72,4 @@ async def read_through(cache: LRUCache[K, V], key: K, fetch: Callable[[K], Await
 
 def private_settings(settings: ChatSettings) -> ChatSettings:
     """The cached settings with a dict of overrides of its own, which the caller may change."""
-    if not settings.overrides:
-        return settings
-    return ChatSettings(
-        settings.chat_id,
-        settings.language,
-        settings.preset,
-        dict(settings.overrides),
-        settings.turn_timeout,
-        settings.house_banker,
-        settings.daily_refill,
-    )
+    return replace(settings, overrides=dict(settings.overrides)) if settings.overrides else settings
