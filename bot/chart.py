@@ -105,13 +105,6 @@ def _datenum(moment: datetime) -> float:
     return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
 
 
-def _moment(value: float) -> datetime:
-    from matplotlib import dates as mdates
-
-    found: datetime = mdates.num2date(value, tz=UTC)  # type: ignore[no-untyped-call]
-    return found
-
-
 def _axis_span(times: Sequence[datetime]) -> tuple[datetime, datetime]:
     """The x range: the points with a little air, never narrower than :data:`MIN_SPAN`."""
     low, high = times[0], times[-1]
@@ -139,7 +132,9 @@ def time_axis(first: datetime, last: datetime, lang: str) -> tuple[str, str]:
 def tick_label(value: float, kind: str, lang: str) -> str:
     """One x tick in the chat's language, by Babel: a clock time ("14:05" / "2:05 PM"; a midnight
     as its day), a day ("1 Dec" in Russian's own abbreviations), or a month with its year."""
-    moment = _moment(value)
+    from matplotlib import dates as mdates
+
+    moment: datetime = mdates.num2date(value, tz=UTC)  # type: ignore[no-untyped-call]
     if kind == "time":
         if moment.hour == moment.minute == 0:
             # Midnight names the new day: «18:00 · 2 дек. · 06:00» reads without a legend.

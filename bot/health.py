@@ -19,8 +19,7 @@ def heartbeat_path() -> Path:
 
 
 def beat() -> None:
-    path = heartbeat_path()
-    path.write_text(str(time.time()))
+    heartbeat_path().write_text(str(time.time()))
 
 
 def check(max_age: float = MAX_AGE) -> str | None:

@@ -39,10 +39,8 @@ def has_buttons(stored_digest: str | None) -> bool:
 
 
 def notice_of(stored_digest: str | None) -> int | None:
-    if not stored_digest or "|" not in stored_digest:
-        return None
-    head = stored_digest.split("|", 1)[0]
-    return int(head) if head.isdigit() else None
+    head, bar, _ = (stored_digest or "").partition("|")
+    return int(head) if bar and head.isdigit() else None
 
 
 def same(a: str | None, b: str) -> bool:
@@ -74,8 +72,8 @@ class Screens:
         self._rendered.clear()
 
     def snapshot(self, view: View, lang: str | None = None) -> render.Snapshot:
-        game = view.game
-        deadline = view.stored.deadline
+        game, stored = view.game, view.stored
+        deadline = stored.deadline
         now = time.time()
         if deadline is None and view.actor is not None:
             # The clock starts when this is delivered: it shows the whole turn.
@@ -93,21 +91,18 @@ class Screens:
             now=now,
             chat_title=view.meta.chat_title,
             paused=view.meta.paused,
-            app_page=self._app_page(view),
-            app_link=self._app_link(view),
-        )
-
-    def _app_page(self, view: View) -> str:
-        if not self.app_url:
-            return ""
-        return deep_links.app_page(self.app_url, view.stored.chat_id, view.stored.thread_id)
-
-    def _app_link(self, view: View) -> str:
-        if not (self.app_url and self.app_short_name and self.bot_username):
-            return ""
-        stored = view.stored
-        return deep_links.app_link(
-            self.bot_username, self.app_short_name, stored.chat_id, stored.thread_id
+            app_page=(
+                deep_links.app_page(self.app_url, stored.chat_id, stored.thread_id)
+                if self.app_url
+                else ""
+            ),
+            app_link=(
+                deep_links.app_link(
+                    self.bot_username, self.app_short_name, stored.chat_id, stored.thread_id
+                )
+                if self.app_url and self.app_short_name and self.bot_username
+                else ""
+            ),
         )
 
     def table(self, view: View) -> render.Rendered:
