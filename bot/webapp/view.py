@@ -23,10 +23,11 @@ from bot import render
 from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import ROUND_PHASES, TIMED_PHASES
+from bot.render.tables import round_banker, shown_round
 from rules.cards import Card
 from rules.events import RoundSettled
 from rules.scoring import hand_value
-from rules.table import Hand, Phase
+from rules.table import Phase
 
 # Acts the page offers: 👁 («my cards») is the page itself.
 PAGE_ACTS = frozenset(Act) - {Act.PEEK}
@@ -83,19 +84,6 @@ def _chips(s: render.Snapshot, player: int) -> int:
     return game.seat(player).balance + held
 
 
-def _round_banker(s: render.Snapshot) -> int | None:
-    game = s.game
-    for player in game.hands:
-        if player not in game.order:
-            return player
-    return game.banker
-
-
-def _status(s: render.Snapshot, hand: Hand, lang: str) -> str:
-    """The hand's status in the table's words (a banker's bust stays hidden until shown)."""
-    return plain(render.hand_status(s, hand, lang))
-
-
 def _seat(
     s: render.Snapshot, player: int, lang: str, in_round: bool, banker: int | None
 ) -> dict[str, Any]:
@@ -125,7 +113,7 @@ def _seat(
             entry["total"] = hand_value(hand.cards, game.variant).total
         if hand.settled and game.phase is Phase.ROUND_OVER:
             entry["net"] = hand.net
-        entry["status"] = _status(s, hand, lang)
+        entry["status"] = plain(render.hand_status(s, hand, lang))
     return entry
 
 
@@ -145,7 +133,7 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
         key = "hand-total_dark" if any(c is None for c in seen) else "hand-total"
         total_text = plain(t(key, lang, total=total))
     if own is not None and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
-        status = _status(s, own, lang)
+        status = plain(render.hand_status(s, own, lang))
     return {
         "id": viewer,
         "seated": True,
@@ -178,30 +166,18 @@ def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]
         allowed = set(PAGE_ACTS)
     else:
         rows = render.action_offers(local, peek=False)  # the table's
-        allowed = set()
         if seated:
-            allowed |= {Act.NEXT, Act.RESUME}
-            if viewer == game.banker:
-                allowed.add(Act.PASS)
+            allowed = {Act.NEXT, Act.RESUME} | ({Act.PASS} if viewer == game.banker else set())
         else:
-            allowed.add(Act.JOIN)
-    found = [
+            # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
+            rows = [*rows, [render.Offer(Act.JOIN, t("btn-join", lang))]]
+            allowed = {Act.JOIN}
+    return [
         {"act": offer.act.value, "label": offer.label, "amount": offer.amount, "version": s.version}
         for row in rows
         for offer in row
         if offer.act in allowed
     ]
-    if not seated and game.phase is not Phase.LOBBY:
-        # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
-        found.append(
-            {
-                "act": Act.JOIN.value,
-                "label": t("btn-join", lang),
-                "amount": None,
-                "version": s.version,
-            }
-        )
-    return found
 
 
 def _turn(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
@@ -248,20 +224,14 @@ def table_state(
     game = s.game
     local = replace(s, lang=lang)
     in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
-    banker = _round_banker(s) if in_round else game.banker
-    seats: list[dict[str, Any]] = []
-    listed: set[int] = set()
+    banker = round_banker(game) if in_round else game.banker
     if in_round:
         order = [p for p in (banker, *game.order) if p is not None and p in game.hands]
-        for player in order:
-            seats.append(_seat(local, player, lang, True, banker))
-            listed.add(player)
-    waiting = [p for p in game.players if p not in listed and p != game.banker]
-    if not in_round:
-        ordered = ([game.banker] if game.banker is not None else []) + waiting
-        for player in ordered:
-            seats.append(_seat(local, player, lang, False, banker))
-        waiting = []
+        waiting = [p for p in game.players if p not in order and p != game.banker]
+    else:
+        order = [p for p in game.players if p != banker]
+        order, waiting = ([banker] if banker is not None else []) + order, []
+    seats = [_seat(local, player, lang, in_round, banker) for player in order]
     banker_json = None
     if game.banker is not None:
         own = game.seat(game.banker).balance if game.is_seated(game.banker) else 0
@@ -271,7 +241,7 @@ def table_state(
             "bank": game.bank,
             "own": own,
         }
-    round_no = game.round_no + 1 if game.phase is Phase.BANK else game.round_no
+    round_no = shown_round(game)
     preset = plain(t(f"preset-{game.variant.name}-name", lang))
     if game.phase is Phase.LOBBY:
         heading = plain(t("lobby-header", lang)) + " · " + preset
@@ -282,8 +252,7 @@ def table_state(
     result = None
     if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
         shown = render.result(local, settled, next_note=False).text
-        lines = [plain(line) for line in shown.split("\n")]
-        lines = [line for line in lines if line.strip()]
+        lines = [line for raw in shown.split("\n") if (line := plain(raw)).strip()]
         if lines:
             result = {"title": lines[0], "lines": lines[1:]}
     notes = [plain(note) for note in render.announce(local, news)][-NEWS_SHOWN:]
