@@ -290,6 +290,22 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
 # ---------------------------------------------------------------------- news
 
 
+# The news that names one person: the catalog id and the event's field that holds him, by the
+# kind of event, or by its kind and reason (other reasons make no news).
+_NEWS: dict[object, tuple[str, str]] = {
+    BankBroken: ("news-bank_broken", "banker"),
+    BankerTurn: ("news-banker_turn", "banker"),
+    PlayerSeated: ("news-joined", "player"),
+    PlayerLeft: ("news-left", "player"),
+    LeaveScheduled: ("news-leave_scheduled", "player"),
+    (Stood, "timeout"): ("news-timeout_stand", "player"),
+    (Stood, "dark"): ("news-dark", "player"),
+    (SatOut, "timeout"): ("news-timeout_out", "player"),
+    (SatOut, "bank_empty"): ("news-bank_empty", "player"),
+    (SatOut, "cannot_afford"): ("news-sat_out", "player"),
+}
+
+
 def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
     """One-line notes of the notable events of an action (no hidden card is ever named)."""
     lang = s.lang
@@ -299,7 +315,11 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
         return bold_name(s, player)
 
     for event in events:
-        if isinstance(event, TwentyOne):
+        found = _NEWS.get(type(event)) or _NEWS.get((type(event), getattr(event, "reason", "")))
+        if found is not None:
+            key, who = found
+            notes.append(t(key, lang, name=name(getattr(event, who))))
+        elif isinstance(event, TwentyOne):
             key = "news-golden" if event.golden else "news-twenty_one"
             note = t(key, lang, name=name(event.player), paid=event.paid)
             if event.due > event.paid:
@@ -307,45 +327,18 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
             notes.append(note)
         elif isinstance(event, Busted):
             notes.append(t("news-bust", lang, name=name(event.player), total=event.total))
-        elif isinstance(event, BankBroken):
-            notes.append(t("news-bank_broken", lang, name=name(event.banker)))
         elif isinstance(event, BankPassed):
             if event.new_banker is None:
                 notes.append(t("news-bank_nobody", lang))
             elif event.reason == "declined":
-                notes.append(
-                    t(
-                        "news-bank_declined",
-                        lang,
-                        old=name(event.old_banker),
-                        name=name(event.new_banker),
-                    )
-                )
+                old = name(event.old_banker)
+                notes.append(t("news-bank_declined", lang, old=old, name=name(event.new_banker)))
             else:
                 notes.append(t("news-bank_passed", lang, name=name(event.new_banker)))
-        elif isinstance(event, BankerChosen):
-            if event.by_lot:
-                notes.append(t("news-banker_lot", lang, name=name(event.player)))
+        elif isinstance(event, BankerChosen) and event.by_lot:
+            notes.append(t("news-banker_lot", lang, name=name(event.player)))
         elif isinstance(event, BankSet):
             notes.append(t("news-bank_set", lang, name=name(event.banker), amount=event.amount))
-        elif isinstance(event, PlayerSeated):
-            notes.append(t("news-joined", lang, name=name(event.player)))
-        elif isinstance(event, PlayerLeft):
-            notes.append(t("news-left", lang, name=name(event.player)))
-        elif isinstance(event, LeaveScheduled):
-            notes.append(t("news-leave_scheduled", lang, name=name(event.player)))
-        elif isinstance(event, Stood):
-            if event.reason == "timeout":
-                notes.append(t("news-timeout_stand", lang, name=name(event.player)))
-            elif event.reason == "dark":
-                notes.append(t("news-dark", lang, name=name(event.player)))
-        elif isinstance(event, SatOut):
-            if event.reason == "timeout":
-                notes.append(t("news-timeout_out", lang, name=name(event.player)))
-            elif event.reason == "bank_empty":
-                notes.append(t("news-bank_empty", lang, name=name(event.player)))
-            elif event.reason == "cannot_afford":
-                notes.append(t("news-sat_out", lang, name=name(event.player)))
         elif isinstance(event, NaturalsSettled):
             if event.banker_natural and s.game.banker is not None:
                 notes.append(t("news-naturals_banker", lang, name=name(s.game.banker)))
@@ -354,8 +347,6 @@ def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
                 notes.append(t("news-naturals_players", lang, names=names))
         elif isinstance(event, DeckShuffled) and event.recycled:
             notes.append(t("news-reshuffled", lang))
-        elif isinstance(event, BankerTurn):
-            notes.append(t("news-banker_turn", lang, name=name(event.banker)))
         elif isinstance(event, SessionEnded):
             notes.append(t("news-session_ended", lang))
     return notes
