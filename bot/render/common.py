@@ -16,7 +16,6 @@ from typing import TypeVar
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from bot import deep_links
 from bot.callbacks import Act, GameButton
 from bot.i18n import t
 from rules.cards import Card
@@ -99,13 +98,8 @@ def escape_name(raw: str) -> str:
     return f"<b>{html.escape(short_name(raw))}</b>"
 
 
-def _raw_name(s: Snapshot, player: int, lang: str | None = None) -> str:
-    name = s.names.get(player)
-    return name if name else t("player-unknown", lang or s.lang, id=str(player))
-
-
 def bold_name(s: Snapshot, player: int, lang: str | None = None) -> str:
-    return escape_name(_raw_name(s, player, lang))
+    return escape_name(s.names.get(player) or t("player-unknown", lang or s.lang, id=str(player)))
 
 
 def mention(user_id: int, raw_name: str) -> str:
@@ -163,13 +157,6 @@ def inline_markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarku
 
 def _chunks(items: list[_Item], size: int) -> list[list[_Item]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def deep_link(s: Snapshot) -> str | None:
-    """``https://t.me/<bot>?start=g<game id>``: opens the private chat from the group."""
-    if not s.bot_username:
-        return None
-    return deep_links.build(s.bot_username, s.game_id)
 
 
 # ---------------------------------------------------------------------- amounts
@@ -242,10 +229,10 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
             amounts = sorted([*amounts, cover])  # the most the bank is sure to pay, one tap away
         buttons = []
         for a in amounts:
-            if a == legal.maximum and a > legal.minimum:
-                key = "btn-va_bank" if a == game.bank else "btn-stake_max"
-            elif a == legal.maximum and a == game.bank:
+            if a == legal.maximum and a == game.bank:
                 key = "btn-va_bank"
+            elif a == legal.maximum and a > legal.minimum:
+                key = "btn-stake_max"
             else:
                 key = "btn-stake"
             label = t(key, lang, amount=a)
@@ -298,10 +285,8 @@ def app_rows(s: Snapshot, lang: str, *, private: bool) -> list[list[InlineKeyboa
 
 def text(key: str, lang: str, **params: object) -> str:
     """Any other string by key; every ``str`` parameter is HTML-escaped (names in bold)."""
-    safe: dict[str, object] = {}
-    for k, v in params.items():
-        if isinstance(v, str):
-            safe[k] = escape_name(v) if k == "name" else html.escape(v)
-        else:
-            safe[k] = v
+    safe = {
+        k: (escape_name(v) if k == "name" else html.escape(v)) if isinstance(v, str) else v
+        for k, v in params.items()
+    }
     return t(key, lang, **safe)

@@ -52,10 +52,8 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     game = s.game
     chat = html.escape(short_name(s.chat_title, 48)) if s.chat_title.strip() else ""
     chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
-    if shown_round(game):
-        lines = [t("hand-header", lang, chat=chat, round=shown_round(game))]
-    else:
-        lines = [t("hand-header_first", lang, chat=chat)]
+    round_no = shown_round(game)
+    lines = [t("hand-header" if round_no else "hand-header_first", lang, chat=chat, round=round_no)]
     if not game.is_seated(player):
         lines.append(t("hand-not_seated", lang))
         return Rendered("\n".join(lines), None)

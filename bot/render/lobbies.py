@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton
 
+from bot import deep_links
 from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import (
@@ -13,7 +14,6 @@ from bot.render.common import (
     Snapshot,
     app_rows,
     bold_name,
-    deep_link,
     fit_text,
     game_button,
     inline_markup,
@@ -53,8 +53,8 @@ def lobby(s: Snapshot) -> Rendered:
     else:
         tail.append(t("lobby-ready", lang))
     rows = [[game_button(o.label, s, o.act) for o in row] for row in lobby_offers(s)]
-    link = deep_link(s)
-    if link and any(p not in s.private_ok for p in game.players):
+    if s.bot_username and any(p not in s.private_ok for p in game.players):
+        link = deep_links.build(s.bot_username, s.game_id)  # opens the private chat
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
     rows += app_rows(s, lang, private=False)
     return Rendered(fit_text(head, body, tail, lang), inline_markup(rows))

@@ -78,16 +78,7 @@ def hand_status(s: Snapshot, hand: Hand, lang: str) -> str:
         return t("status-twenty_one", lang) if value.twenty_one else t("status-won", lang)
     if game.turn == hand.player and game.phase in ROUND_PHASES:
         return t("status-on_turn", lang)
-    key = {
-        HandStatus.WAITING: "status-waiting",
-        HandStatus.STAKED: "status-staked",
-        HandStatus.DRAWING: "status-waiting",
-        HandStatus.STOOD: "status-stood",
-        HandStatus.BUST: "status-bust",
-        HandStatus.LOST: "status-lost",
-        HandStatus.OUT: "status-out",
-    }[status]
-    return t(key, lang)
+    return t("status-waiting" if status is HandStatus.DRAWING else f"status-{status}", lang)
 
 
 def public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
@@ -245,11 +236,9 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     game, lang = s.game, s.lang
     preset = preset_label(game.variant.name, lang)
     round_no = shown_round(game)
-    if round_no:
-        header = t("table-header", lang, round=round_no, preset=preset)
-    else:
-        header = t("table-header_first", lang, preset=preset)
-    head = [header]
+    head = [
+        t("table-header" if round_no else "table-header_first", lang, round=round_no, preset=preset)
+    ]
     if game.bottom is not None and game.phase in ROUND_PHASES:
         head.append(t("table-bottom", lang, card=card(game.bottom)))
     if deck_hash_shown(game):

@@ -245,10 +245,9 @@ def table_state(
     preset = plain(t(f"preset-{game.variant.name}-name", lang))
     if game.phase is Phase.LOBBY:
         heading = plain(t("lobby-header", lang)) + " · " + preset
-    elif round_no:
-        heading = plain(t("table-header", lang, round=round_no, preset=preset))
     else:
-        heading = plain(t("table-header_first", lang, preset=preset))
+        key = "table-header" if round_no else "table-header_first"
+        heading = plain(t(key, lang, round=round_no, preset=preset))
     result = None
     if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
         shown = render.result(local, settled, next_note=False).text
