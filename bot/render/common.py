@@ -17,7 +17,7 @@ from typing import TypeVar
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from bot.callbacks import Act, GameButton
-from bot.i18n import t
+from bot.i18n import has, t
 from rules.cards import Card
 from rules.game import Game
 from rules.table import Phase
@@ -109,8 +109,7 @@ def mention(user_id: int, raw_name: str) -> str:
 
 def preset_label(name: str, lang: str) -> str:
     key = f"preset-{name}-name"
-    label = t(key, lang)
-    return html.escape(name) if label == key else label
+    return t(key, lang) if has(key) else html.escape(name)
 
 
 def signed(amount: int) -> str:

@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 
 from bot.house import HOUSE_ID, house_name
-from bot.i18n import t
+from bot.i18n import has, t
 from bot.render.common import (
     MEDALS,
     PRESET_ORDER,
@@ -127,45 +127,26 @@ def rules_text(
     return "\n\n".join("\n".join(part) for part in parts)
 
 
-def _top_name(row: LeaderboardRow, lang: str) -> str:
-    """A player's name on /top; the house banker's in the reader's language."""
-    return house_name(lang) if row.user_id == HOUSE_ID else row.name
-
-
 def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
     """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result)."""
     period_key = f"top-period-{period}"
-    label = t(period_key, lang)
-    if label == period_key:
-        label = html.escape(period)
+    label = t(period_key, lang) if has(period_key) else html.escape(period)
     head = [t("top-header", lang, period=label)]
     if not rows:
         return "\n".join([*head, t("top-empty", lang)])
     body = []
     for i, row in enumerate(rows):
         place = MEDALS[i] if i < len(MEDALS) else f"{i + 1}."
+        name = (
+            house_name(lang) if row.user_id == HOUSE_ID else row.name
+        )  # the house's: in the reader's language
+        shared = {"place": place, "name": escape_name(name), "net": signed(row.net)}
         if period == "all":
-            line = t(
-                "top-row",
-                lang,
-                place=place,
-                name=escape_name(_top_name(row, lang)),
-                balance=row.balance,
-                net=signed(row.net),
-                rounds=row.rounds,
-            )
+            line = t("top-row", lang, balance=row.balance, rounds=row.rounds, **shared)
             if row.bank:
                 line += " " + t("held-bank_note", lang, bank=row.bank)
         else:
-            line = t(
-                "top-row_period",
-                lang,
-                place=place,
-                name=escape_name(_top_name(row, lang)),
-                net=signed(row.net),
-                rounds=row.rounds,
-                wins=row.wins,
-            )
+            line = t("top-row_period", lang, rounds=row.rounds, wins=row.wins, **shared)
         body.append(line)
     return fit_text(head, body, [], lang)
 
@@ -211,10 +192,8 @@ def balances(rows: Sequence[tuple[str | None, int]], lang: str) -> str:
         return t("balance-private_none", lang)
     lines = [t("balance-private_header", lang)]
     for title, amount in rows:
-        if title is None:
-            lines.append(t("balance-private_line_untitled", lang, amount=amount))
-        else:
-            lines.append(t("balance-private_line", lang, chat=html.escape(title), amount=amount))
+        key = "balance-private_line_untitled" if title is None else "balance-private_line"
+        lines.append(t(key, lang, chat=html.escape(title or ""), amount=amount))
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ from telegram import InlineKeyboardButton
 
 from bot import deep_links
 from bot.callbacks import Act
-from bot.i18n import t
+from bot.i18n import has, t
 from bot.render.common import (
     Offer,
     Rendered,
@@ -24,10 +24,11 @@ from bot.render.common import (
 def lobby(s: Snapshot) -> Rendered:
     game, lang = s.game, s.lang
     variant = game.variant
+    summary = f"preset-{variant.name}-summary"
     head = [
         t("lobby-header", lang),
         t("lobby-preset", lang, preset=preset_label(variant.name, lang)),
-        _summary(variant.name, lang),
+        t(summary, lang) if has(summary) else "",
         "",
         t("lobby-players", lang, count=len(game.seats), maximum=variant.max_seats),
     ]
@@ -67,9 +68,3 @@ def lobby_offers(s: Snapshot) -> list[list[Offer]]:
         [Offer(Act.JOIN, t("btn-join", lang)), Offer(Act.LEAVE, t("btn-leave", lang))],
         [Offer(Act.START, t("btn-start", lang)), Offer(Act.CANCEL, t("btn-cancel", lang))],
     ]
-
-
-def _summary(preset_name: str, lang: str) -> str:
-    key = f"preset-{preset_name}-summary"
-    summary = t(key, lang)
-    return "" if summary == key else summary

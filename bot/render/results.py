@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import EndButton
-from bot.i18n import t
+from bot.i18n import has, t
 from bot.render.common import (
     MAX_TEXT,
     MEDALS,
@@ -185,9 +185,7 @@ def session_end(
         head = [t("game-expired", lang)]
     else:
         reason_key = f"end-reason-{ended.reason}"
-        reason = t(reason_key, lang)
-        if reason == reason_key:
-            reason = t("end-reason-other", lang)
+        reason = t(reason_key if has(reason_key) else "end-reason-other", lang)
         head = [t("end-header", lang), reason, *_end_details(s, ended, lang)]
     head += ["", t("end-balances", lang)]
     ranked = sorted(ended.balances, key=lambda pair: -pair[1])
@@ -219,20 +217,15 @@ def end_confirm(
 ) -> Rendered:
     """«End the game?» in the group: buttons only the asker's press counts on, until
     ``expires`` (unix time)."""
-    rows = [
-        [
-            InlineKeyboardButton(
-                t("btn-endgame_yes", lang),
-                callback_data=EndButton(game_id, user_id, expires, True).encode(),
-            ),
-            InlineKeyboardButton(
-                t("btn-endgame_no", lang),
-                callback_data=EndButton(game_id, user_id, expires, False).encode(),
-            ),
-        ]
+    buttons = [
+        InlineKeyboardButton(
+            t(f"btn-endgame_{word}", lang),
+            callback_data=EndButton(game_id, user_id, expires, yes).encode(),
+        )
+        for word, yes in (("yes", True), ("no", False))
     ]
     body = t("endgame-confirm", lang, name=escape_name(name), seconds=seconds)
-    return Rendered(body, InlineKeyboardMarkup(rows))
+    return Rendered(body, InlineKeyboardMarkup([buttons]))
 
 
 def end_not_yours(name: str, lang: str) -> str:
