@@ -26,11 +26,7 @@ from bot.render.common import (
     signed,
 )
 from bot.render.tables import next_round_note
-from rules.events import (
-    RevealedShuffle,
-    RoundSettled,
-    SessionEnded,
-)
+from rules.events import RevealedShuffle, RoundSettled, SessionEnded
 from rules.fairness import verify_commitment, verify_deal
 from rules.table import Phase
 

@@ -26,14 +26,7 @@ from bot.callbacks import ACT_COMMANDS, Act
 from bot.game_state import View
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
 from bot.service import Command, Request
-from bot.webapp.asking import (
-    Asker,
-    Askers,
-    Backend,
-    Problem,
-    json_response,
-    press_of,
-)
+from bot.webapp.asking import Asker, Askers, Backend, Problem, json_response, press_of
 from bot.webapp.live import Live
 
 log = logging.getLogger(__name__)
