@@ -26,7 +26,6 @@ from bot.render.common import (
     bank_amounts,
     card,
     cards_text,
-    escape_name,
     nice_floor,
     stake_amounts,
     text,
@@ -44,7 +43,7 @@ from bot.render.info import (
     stats,
 )
 from bot.render.lobbies import lobby, lobby_offers
-from bot.render.outcomes import Toast, replies, toast
+from bot.render.outcomes import replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
 from bot.render.settings import settings_menu
@@ -64,7 +63,6 @@ __all__ = [
     "Offer",
     "Rendered",
     "Snapshot",
-    "Toast",
     "action_offers",
     "announce",
     "balance",
@@ -77,7 +75,6 @@ __all__ = [
     "cover_warning",
     "end_confirm",
     "end_not_yours",
-    "escape_name",
     "hand",
     "hand_status",
     "help_text",
