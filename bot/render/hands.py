@@ -33,18 +33,7 @@ from bot.render.tables import (
 from rules.game import Game
 from rules.odds import Odds, odds_for
 from rules.scoring import hand_value
-from rules.table import Hand, HandStatus, Phase
-
-
-def _owner_view(s: Snapshot, hand: Hand, lang: str) -> tuple[str, str]:
-    """The owner's cards (dark draws as 🂠) and the total of the cards they see."""
-    seen = hand.visible_to_owner()
-    parts = [t("hand-dark_card", lang) if c is None else card(c) for c in seen]
-    known = [c for c in seen if c is not None]
-    total = hand_value(known, s.game.variant).total
-    has_hidden = any(c is None for c in seen)
-    key = "hand-total_dark" if has_hidden else "hand-total"
-    return " ".join(parts), t(key, lang, total=total)
+from rules.table import HandStatus, Phase
 
 
 def hand(s: Snapshot, player: int, lang: str) -> Rendered:
@@ -60,9 +49,12 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     seat = game.seat(player)
     own = game.hands.get(player) if game.phase is not Phase.LOBBY else None
     if own is not None and own.cards:
-        shown, total = _owner_view(s, own, lang)
-        lines.append(t("hand-cards", lang, cards=shown))
-        lines.append(total)
+        # The owner's cards (a dark draw in words) and the total of the cards he sees.
+        seen = own.visible_to_owner()
+        shown = " ".join(t("hand-dark_card", lang) if c is None else card(c) for c in seen)
+        total = hand_value([c for c in seen if c is not None], game.variant).total
+        key = "hand-total_dark" if any(c is None for c in seen) else "hand-total"
+        lines += [t("hand-cards", lang, cards=shown), t(key, lang, total=total)]
     elif game.phase in ROUND_PHASES:
         lines.append(t("hand-no_cards", lang))
     if player == game.banker:
@@ -78,14 +70,9 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     if banker is not None and banker != player and banker in game.hands:
         banker_hand = game.hands[banker]
         if banker_hand.cards and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
-            lines.append(
-                t(
-                    "hand-banker_card",
-                    lang,
-                    name=bold_name(s, banker, lang),
-                    cards=public_cards(s, banker_hand, lang),
-                )
-            )
+            cards = public_cards(s, banker_hand, lang)
+            name = bold_name(s, banker, lang)
+            lines.append(t("hand-banker_card", lang, name=name, cards=cards))
     if game.bottom is not None and game.phase in ROUND_PHASES:
         lines.append(t("hand-bottom", lang, card=card(game.bottom)))
     legal = game.legal_actions()

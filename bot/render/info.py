@@ -204,11 +204,5 @@ def chart_title(name: str, lang: str) -> str:
 
 def chart_caption(name: str, amount: int, start: int, lang: str) -> str:
     """The photo's caption (HTML): the current balance against the first one charted."""
-    return t(
-        "chart-caption",
-        lang,
-        name=escape_name(name),
-        amount=amount,
-        start=start,
-        net=signed(amount - start),
-    )
+    net = signed(amount - start)
+    return t("chart-caption", lang, name=escape_name(name), amount=amount, start=start, net=net)

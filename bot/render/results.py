@@ -57,12 +57,9 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     game, lang = s.game, s.lang
     head = [t("result-header", lang, round=settled.round_no)]
     banker_cards = codes_text(settled.banker_cards) or t("table-no_cards", lang)
+    name = bold_name(s, settled.banker)
     banker_line = t(
-        "result-banker",
-        lang,
-        name=bold_name(s, settled.banker),
-        cards=banker_cards,
-        total=settled.banker_total,
+        "result-banker", lang, name=name, cards=banker_cards, total=settled.banker_total
     )
     if settled.banker_bust:
         banker_line += " · " + t("result-bust", lang)
@@ -87,16 +84,10 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
             if shown
         ]
         total = f"<b>{r.total}</b>" + (" " + ", ".join(marks) if marks else "")
-        body.append(
-            t(
-                "result-row",
-                lang,
-                name=bold_name(s, r.player),
-                cards=codes_text(r.cards) or t("table-no_cards", lang),
-                total=total,
-                payment=_payment(r.stake, r.net, r.outcome, lang, r.due),
-            )
-        )
+        name = bold_name(s, r.player)
+        cards = codes_text(r.cards) or t("table-no_cards", lang)
+        payment = _payment(r.stake, r.net, r.outcome, lang, r.due)
+        body.append(t("result-row", lang, name=name, cards=cards, total=total, payment=payment))
     tail = [
         "",
         t("result-banker_net", lang, amount=signed(banker_net)),
@@ -146,6 +137,7 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
         hash_ok = verify_commitment(shuffle.commitment, shuffle.order, shuffle.salt)
         deal_ok = verify_deal(shuffle.order, shuffle.dealt)
         all_ok = all_ok and hash_ok and deal_ok
+        dealt = shuffle.dealt
         lines += [
             "",
             t("verify-recycled" if shuffle.recycled else "verify-shuffle", lang, n=n),
@@ -153,12 +145,7 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
             t("verify-salt", lang, value=html.escape(shuffle.salt)),
             # Cards as the table shows them; the codes that are hashed are explained in words.
             t("verify-order", lang, value=codes_text(shuffle.order)),
-            t(
-                "verify-dealt",
-                lang,
-                count=len(shuffle.dealt),
-                value=codes_text(shuffle.dealt) or "—",
-            ),
+            t("verify-dealt", lang, count=len(dealt), value=codes_text(dealt) or "—"),
             t("verify-hash_ok" if hash_ok else "verify-hash_bad", lang)
             + " · "
             + t("verify-deal_ok" if deal_ok else "verify-deal_bad", lang),

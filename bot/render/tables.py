@@ -104,13 +104,8 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
             details.append(public_cards(s, hand, lang))
         details.append(hand_status(s, hand, lang))
     details += _chips(s, player, lang)
-    return t(
-        "table-player_row",
-        lang,
-        place=place,
-        name=bold_name(s, player),
-        details=" · ".join(details),
-    )
+    name = bold_name(s, player)
+    return t("table-player_row", lang, place=place, name=name, details=" · ".join(details))
 
 
 def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
