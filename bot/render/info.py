@@ -155,29 +155,16 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
     shown = escape_name(name)
     if st is None or st.rounds == 0:
         return t("stats-none", lang, name=shown)
-    percent = round(100 * st.wins / st.rounds) if st.rounds else 0
-    return "\n".join(
-        [
-            t("stats-header", lang, name=html.escape(short_name(name))),
-            t(
-                "stats-rounds",
-                lang,
-                rounds=st.rounds,
-                wins=st.wins,
-                losses=st.losses,
-                pushes=st.pushes,
-            ),
-            t("stats-win_rate", lang, percent=percent),
-            t(
-                "stats-special",
-                lang,
-                twentyones=st.twentyones,
-                golden=st.golden_points,
-                busts=st.busts,
-            ),
-            t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)),
-        ]
-    )
+    rounds = {"rounds": st.rounds, "wins": st.wins, "losses": st.losses, "pushes": st.pushes}
+    special = {"twentyones": st.twentyones, "golden": st.golden_points, "busts": st.busts}
+    lines = [
+        t("stats-header", lang, name=html.escape(short_name(name))),
+        t("stats-rounds", lang, **rounds),
+        t("stats-win_rate", lang, percent=round(100 * st.wins / st.rounds)),
+        t("stats-special", lang, **special),
+        t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)),
+    ]
+    return "\n".join(lines)
 
 
 def balance(name: str, amount: int, lang: str, bank: int = 0) -> str:
