@@ -209,15 +209,10 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
     legal = game.legal_actions()
     rows: list[list[Offer]] = []
     if legal.phase is Phase.BANK and "set_bank" in legal.actions:
-        amounts = bank_amounts(legal.maximum)
-        buttons = [
-            Offer(
-                Act.BANK,
-                t("btn-bank_all" if a == legal.maximum else "btn-bank_amount", lang, amount=a),
-                a,
-            )
-            for a in amounts
-        ]
+        buttons = []
+        for a in bank_amounts(legal.maximum):
+            key = "btn-bank_all" if a == legal.maximum else "btn-bank_amount"
+            buttons.append(Offer(Act.BANK, t(key, lang, amount=a), a))
         rows.extend(_chunks(buttons, 4))
         if "pass_bank" in legal.actions:
             rows.append([Offer(Act.PASS, t("btn-decline_bank", lang))])
@@ -241,14 +236,9 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
             buttons.append(Offer(Act.BET, label, a, warn=a > cover))
         rows.extend(_chunks(buttons, 4))
     elif legal.phase in (Phase.DRAW, Phase.BANKER) and legal.actor is not None:
-        row = []
-        if "hit" in legal.actions:
-            row.append(Offer(Act.HIT, t("btn-hit", lang)))
-        if "stand" in legal.actions:
-            row.append(Offer(Act.STAND, t("btn-stand", lang)))
-        if "hit" in legal.actions:
-            row.append(Offer(Act.ODDS, t("btn-odds", lang)))
-        rows.append(row)
+        # Each button with the legal action it needs: 💡 only while a card may still be drawn.
+        drawing = (("hit", Act.HIT), ("stand", Act.STAND), ("hit", Act.ODDS))
+        rows.append([Offer(a, t(f"btn-{a}", lang)) for need, a in drawing if need in legal.actions])
         if "dark" in legal.actions:
             rows.append([Offer(Act.DARK, t("btn-dark", lang))])
     elif legal.phase is Phase.ROUND_OVER:

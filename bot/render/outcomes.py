@@ -75,15 +75,9 @@ def replies(result: Result, lang: str, name: str) -> list[str]:
     if not isinstance(result, Joined):
         return []
     lines = []
-    if result.refill is not None:
+    if (refill := result.refill) is not None:
         lines.append(
-            text(
-                "refill-done",
-                lang,
-                name=name,
-                amount=result.refill.amount,
-                balance=result.refill.balance,
-            )
+            text("refill-done", lang, name=name, amount=refill.amount, balance=refill.balance)
         )
     if result.next_round:
         lines.append(text("joined_next", lang))
