@@ -33,7 +33,14 @@ from bot.render.tables import (
 from rules.game import Game
 from rules.odds import Odds, odds_for
 from rules.scoring import hand_value
-from rules.table import HandStatus, Phase
+from rules.table import Hand, HandStatus, Phase
+
+
+def owner_total(game: Game, own: Hand, lang: str) -> str:
+    """The total of the cards the owner sees, marked when a dark card is not counted."""
+    seen = own.visible_to_owner()
+    total = hand_value([c for c in seen if c is not None], game.variant).total
+    return t("hand-total_dark" if any(c is None for c in seen) else "hand-total", lang, total=total)
 
 
 def hand(s: Snapshot, player: int, lang: str) -> Rendered:
@@ -49,12 +56,9 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     seat = game.seat(player)
     own = game.hands.get(player) if game.phase is not Phase.LOBBY else None
     if own is not None and own.cards:
-        # The owner's cards (a dark draw in words) and the total of the cards he sees.
         seen = own.visible_to_owner()
         shown = " ".join(t("hand-dark_card", lang) if c is None else card(c) for c in seen)
-        total = hand_value([c for c in seen if c is not None], game.variant).total
-        key = "hand-total_dark" if any(c is None for c in seen) else "hand-total"
-        lines += [t("hand-cards", lang, cards=shown), t(key, lang, total=total)]
+        lines += [t("hand-cards", lang, cards=shown), owner_total(game, own, lang)]
     elif game.phase in ROUND_PHASES:
         lines.append(t("hand-no_cards", lang))
     if player == game.banker:

@@ -151,8 +151,7 @@ def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str
             + t("verify-deal_ok" if deal_ok else "verify-deal_bad", lang),
         ]
     lines += ["", t("verify-ok" if all_ok else "verify-bad", lang), t("verify-how", lang)]
-    text_ = "\n".join(lines)
-    return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
+    return fit_text(lines, [], [], lang)
 
 
 def session_end(

@@ -23,6 +23,7 @@ from bot import render
 from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import ROUND_PHASES, TIMED_PHASES
+from bot.render.hands import owner_total
 from bot.render.tables import round_banker, shown_round
 from rules.cards import Card
 from rules.events import RoundSettled
@@ -126,12 +127,8 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
     total_text = ""
     status = ""
     if own is not None and own.cards:
-        seen = own.visible_to_owner()
-        cards = [{"dark": True} if c is None else card_json(c) for c in seen]
-        known = [c for c in seen if c is not None]
-        total = hand_value(known, game.variant).total
-        key = "hand-total_dark" if any(c is None for c in seen) else "hand-total"
-        total_text = plain(t(key, lang, total=total))
+        cards = [{"dark": True} if c is None else card_json(c) for c in own.visible_to_owner()]
+        total_text = plain(owner_total(game, own, lang))
     if own is not None and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
         status = plain(render.hand_status(s, own, lang))
     return {
