@@ -254,7 +254,6 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
 
 
 def action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]:
-    """The inline keyboard rows of :func:`action_offers`."""
     return [
         [game_button(o.label, s, o.act, o.amount) for o in row]
         for row in action_offers(s, peek=peek)

@@ -44,7 +44,6 @@ def owner_total(game: Game, own: Hand, lang: str) -> str:
 
 
 def hand(s: Snapshot, player: int, lang: str) -> Rendered:
-    """The player's private hand message."""
     game = s.game
     chat = html.escape(short_name(s.chat_title, 48)) if s.chat_title.strip() else ""
     chat = chat or t("hand-chat_fallback", lang, game=str(s.game_id))
@@ -136,15 +135,10 @@ def odds_alert(odds: Odds, lang: str) -> str:
         return t("odds-no_cards", lang)
 
     def part(share: Fraction, cards: Fraction) -> str:
+        percent = _percent(share, lang)
         if cards.denominator != 1:  # own unknown cards: no whole count to show
-            return t("odds-part_percent", lang, percent=_percent(share, lang))
-        return t(
-            "odds-part",
-            lang,
-            count=int(cards),
-            total=odds.candidates,
-            percent=_percent(share, lang),
-        )
+            return t("odds-part_percent", lang, percent=percent)
+        return t("odds-part", lang, count=int(cards), total=odds.candidates, percent=percent)
 
     bust = part(odds.bust, odds.bust_cards)
     twenty_one = part(odds.twenty_one, odds.twenty_one_cards)

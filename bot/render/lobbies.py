@@ -62,7 +62,6 @@ def lobby(s: Snapshot) -> Rendered:
 
 
 def lobby_offers(s: Snapshot) -> list[list[Offer]]:
-    """The lobby's buttons, by row: join or leave, start or cancel."""
     lang = s.lang
     return [
         [Offer(Act.JOIN, t("btn-join", lang)), Offer(Act.LEAVE, t("btn-leave", lang))],

@@ -153,13 +153,9 @@ def table_prompt(s: Snapshot, legal: Legal, lang: str) -> str:
         return t("prompt-bank", lang, name=bold_name(s, actor), maximum=legal.maximum)
     if s.paused and game.phase is not Phase.ROUND_OVER and actor is not None:
         return t("prompt-paused", lang, name=bold_name(s, actor))
-    if legal.phase is Phase.STAKE and actor is not None:
-        # «up to N»: a stake is never below 1 (rules.state.stake_range), and the line is short.
-        return t("prompt-stake", lang, name=bold_name(s, actor), maximum=legal.maximum)
-    if legal.phase is Phase.DRAW and actor is not None:
-        return t("prompt-draw", lang, name=bold_name(s, actor))
-    if legal.phase is Phase.BANKER and actor is not None:
-        return t("prompt-banker", lang, name=bold_name(s, actor))
+    if legal.phase in ROUND_PHASES and actor is not None:
+        # A stake's «up to N»: it is never below 1 (rules.state.stake_range), and the line is short.
+        return t(f"prompt-{legal.phase}", lang, name=bold_name(s, actor), maximum=legal.maximum)
     if game.phase is Phase.ROUND_OVER:
         # The result below says when the next round starts (and loses that line when it
         # has): a table edited once at the showdown would keep a countdown that went stale.
@@ -181,7 +177,6 @@ def cover_warning(s: Snapshot, lang: str) -> str:
 
 
 def seconds_left(s: Snapshot) -> int:
-    """Whole seconds to the snapshot's deadline (0 once it has passed)."""
     return 0 if s.deadline is None else max(0, int(s.deadline - s.now + 0.999))
 
 

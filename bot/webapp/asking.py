@@ -117,7 +117,6 @@ class Askers:
         return Asker(init, lang, chat_id, thread_id)
 
     def _pace(self, user_id: int) -> None:
-        """Refuses a person's request past REQUESTS_PER_WINDOW in the rolling window."""
         now = self.clock()
         times = [t for t in self._recent.get(user_id, ()) if t > now - WINDOW_SECONDS]
         if len(times) >= REQUESTS_PER_WINDOW:

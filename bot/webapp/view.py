@@ -67,7 +67,6 @@ def plain(fragment: str) -> str:
 
 @cache
 def labels(lang: str) -> dict[str, str]:
-    """The page's own words in the person's language (the catalogs' ``app-*`` messages)."""
     return {key: t(f"app-{key}", lang) for key in LABELS}
 
 
