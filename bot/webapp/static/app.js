@@ -34,11 +34,6 @@
     if (extra) for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
     return u.toString();
   };
-  const asId = (s) => {
-    if (s == null || s === "") return null;
-    if (/^-?\d+$/.test(s)) { const n = Number(s); if (Number.isSafeInteger(n)) return n; }
-    return s;
-  };
 
   /* ---------- small DOM helpers ---------- */
   const el = (tag, cls, text) => {
@@ -78,17 +73,14 @@
 
   /* ---------- cards ---------- */
   const SUITS = "♠♣♥♦";
+  // The server's card: its code ("10H", "X1" for a joker) and its text as the chat writes it.
   const parseCard = (c) => {
-    const code = String(c.code || "");
-    const text = String(c.text || code).replace(/[\uFE0E\uFE0F]/g, "").trim();
-    const upper = code.toUpperCase();
-    const joker = /JOKER|^JK|^JR|^JB|^X\w?$|^\*/.test(upper) || /[★☆🃏]/u.test(text);
-    if (joker) return { joker: true, rank: "★", suit: "" };
+    const text = String(c.text || c.code || "");
+    if (text === "★") return { joker: true, rank: "★", suit: "" };
     const last = text.slice(-1);
-    if (SUITS.includes(last) && text.length > 1) return { rank: text.slice(0, -1).trim(), suit: last };
+    if (SUITS.includes(last) && text.length > 1) return { rank: text.slice(0, -1), suit: last };
     return { rank: text, suit: "" };
   };
-  const isRed = (c, p) => !!c.red || (!!p && (p.suit === "♥" || p.suit === "♦"));
 
   const makeCard = (c, size) => {
     if (c == null) {
@@ -106,7 +98,7 @@
       return n;
     }
     const p = parseCard(c);
-    const n = el("div", "card face " + size + (isRed(c, p) ? " red" : " black") + (p.joker ? " joker" : "") + ([...p.rank].length > 1 ? " r2" : ""));
+    const n = el("div", "card face " + size + (c.red ? " red" : " black") + (p.joker ? " joker" : "") + ([...p.rank].length > 1 ? " r2" : ""));
     n.dataset.code = String(c.code == null ? "" : c.code);
     n.setAttribute("role", "img");
     n.setAttribute("aria-label", String(c.text || c.code || ""));
@@ -305,7 +297,7 @@
   };
 
   const renderPrompt = (g) => {
-    const text = g.prompt || (g.turn && g.turn.prompt) || "";
+    const text = g.prompt || "";
     setText($("prompt"), text);
     const mine = !!(g.turn && g.turn.mine);
     $("prompt-bar").classList.toggle("mine", mine);
@@ -425,11 +417,8 @@
     btn.disabled = true;
     btn.classList.add("busy");
     const g = current && current.game;
-    const payload = {
-      chat: asId(CHAT), thread: asId(THREAD),
-      game: g ? g.id : null, version: a.version, act: a.act,
-      amount: a.amount == null ? null : a.amount,
-    };
+    // The table is the query's (apiUrl); the body says only what was pressed.
+    const payload = { game: g ? g.id : null, version: a.version, act: a.act, amount: a.amount == null ? null : a.amount };
     let res = null;
     try {
       const r = await fetch(apiUrl("act"), {
@@ -523,7 +512,7 @@
     const t = g.turn;
     if (!t || !t.mine) { lastTurnKey = null; return; }
     const acts = Array.isArray(g.actions) ? g.actions : [];
-    const v = t.version != null ? t.version : t.deadline != null ? t.deadline : acts.length ? acts[0].version : g.version;
+    const v = t.deadline != null ? t.deadline : acts.length ? acts[0].version : g.version;
     const key = [g.id, t.id, v].join("|");
     if (key !== lastTurnKey) {
       haptic("notify", "warning");
