@@ -86,16 +86,11 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     elif own is not None and game.phase is not Phase.LOBBY and not mine:
         lines.append(t("hand-status", lang, status=hand_status(s, own, lang)))
     if mine:
-        if legal.phase is Phase.BANK:
-            lines.append(t("hand-turn_bank", lang, maximum=legal.maximum))
-        elif legal.phase is Phase.STAKE:
-            lines.append(t("hand-turn_stake", lang, minimum=legal.minimum, maximum=legal.maximum))
+        turn = legal.phase if legal.phase in (Phase.BANK, Phase.STAKE) else "draw"
+        lines.append(t(f"hand-turn_{turn}", lang, minimum=legal.minimum, maximum=legal.maximum))
+        if legal.phase is Phase.STAKE:
             lines.append(cover_warning(s, lang))  # beside the ⚠ buttons of this message
-        else:
-            lines.append(t("hand-turn_draw", lang))
-        timer = time_left(s, lang)
-        if timer:
-            lines.append(timer)
+        lines.append(time_left(s, lang))  # (empty lines are dropped below)
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
         lines.append(t("hand-waiting_for", lang, name=bold_name(s, legal.actor, lang)))
     text_ = "\n".join(line for line in lines if line)

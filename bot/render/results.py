@@ -109,9 +109,8 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     text_ = fit_text(head, body, [*tail, *balances, *deck], lang)
     if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
         text_ = fit_text(head, body, [*tail, *deck], lang)
-    rows: list[list[InlineKeyboardButton]] = []
-    if game.phase is Phase.ROUND_OVER and not s.paused:
-        rows = action_rows(s, peek=False)  # a paused table carries them itself
+    # A paused table carries the buttons itself.
+    rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
     return Rendered(text_, inline_markup(rows))
 
 

@@ -251,14 +251,8 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
         else:
             start = len(listed)
             body.extend(_player_line(s, start + i, p, lang) for i, p in enumerate(others))
-    tail = [*news[-NEWS_LINES:], ""]
-    prompt = table_prompt(s, game.legal_actions(), lang)
-    timer = time_left(s, lang)
-    if prompt or timer:
-        tail.append(f"{prompt} {timer}".strip())
-    warning = cover_warning(s, lang)
-    if warning:
-        tail.append(warning)
+    prompt = f"{table_prompt(s, game.legal_actions(), lang)} {time_left(s, lang)}".strip()
+    tail = [*news[-NEWS_LINES:], "", *(line for line in (prompt, cover_warning(s, lang)) if line)]
     text_ = fit_text(head, body, tail, lang)
     if game.phase is Phase.ENDED:
         return Rendered(text_, None)
