@@ -60,10 +60,8 @@ def rules_parts(
 
     play = [header, t("rules-part-play", lang), t("rules-goal", lang), t("rules-compare", lang)]
     play.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
-    if v.bust_fine_percent:
-        play.append(t("rules-fine", lang, percent=v.bust_fine_percent))
-    else:
-        play.append(t("rules-no_fine", lang))
+    fine = "rules-fine" if v.bust_fine_percent else "rules-no_fine"
+    play.append(t(fine, lang, percent=v.bust_fine_percent))
     play += _where(lang, (v.both_bust_quits, "rules-both_bust"))
     play.append(t("rules-hidden", lang))
     play.append(t("rules-draw", lang, count=v.max_cards))

@@ -174,14 +174,8 @@ def press_of(body: Any) -> tuple[int, int, Act, int | None] | None:
     game, version, act, amount = (body.get(k) for k in ("game", "version", "act", "amount"))
     if type(game) is not int or type(version) is not int or not isinstance(act, str):
         return None  # (a JSON true is no game id: bool is an int to isinstance)
-    if game < 1 or version < 1:
-        return None
-    try:
-        pressed = Act(act)
-    except ValueError:
-        return None
-    if pressed not in PAGE_ACTS:
+    if game < 1 or version < 1 or act not in PAGE_ACTS:  # (an Act is equal to its value)
         return None
     if amount is not None and not (type(amount) is int and 1 <= amount <= 10**12):
         return None
-    return game, version, pressed, amount
+    return game, version, Act(act), amount

@@ -91,9 +91,7 @@ class Live:
             return False
         self.views[view.game_id] = view
         table = (view.stored.chat_id, view.stored.thread_id)
-        newest = self._tables.get(table)
-        if newest is None or newest <= view.game_id:
-            self._tables[table] = view.game_id
+        self._tables[table] = max(self._tables.get(table, 0), view.game_id)
         for item in view.meta.outbox:
             if item.get("kind") == "result":
                 self._settled[view.game_id] = RoundSettled.from_dict(item["event"])
