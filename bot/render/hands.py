@@ -9,7 +9,6 @@ from fractions import Fraction
 
 from bot.i18n import number, t
 from bot.render.common import (
-    HIDDEN,
     ROUND_PHASES,
     TIMED_PHASES,
     Rendered,
@@ -18,6 +17,7 @@ from bot.render.common import (
     app_rows,
     bold_name,
     card,
+    cards_text,
     clip_alert,
     inline_markup,
     short_name,
@@ -114,7 +114,7 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     seen = own.visible_to_owner()
     known = [c for c in seen if c is not None]
     total = hand_value(known, game.variant).total
-    shown = " ".join(HIDDEN if c is None else card(c) for c in seen)
+    shown = cards_text(seen)
     key = "peek-cards_dark" if len(known) < len(seen) else "peek-cards"
     return clip_alert(t(key, lang, cards=shown, total=total))
 
