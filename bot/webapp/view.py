@@ -230,12 +230,10 @@ def table_state(
     seats = [_seat(local, player, lang, in_round, banker) for player in order]
     banker_json = None
     if game.banker is not None:
-        own = game.seat(game.banker).balance if game.is_seated(game.banker) else 0
         banker_json = {
             "id": game.banker,
             "name": s.names.get(game.banker, str(game.banker)),
             "bank": game.bank,
-            "own": own,
         }
     round_no = shown_round(game)
     preset = plain(t(f"preset-{game.variant.name}-name", lang))
@@ -268,7 +266,6 @@ def table_state(
         "next_round_at": _next_round_at(s),
         "news": notes,
         "result": result,
-        "ended": game.phase is Phase.ENDED,
     }
 
 

@@ -141,7 +141,6 @@
 
   /* ---------- state ---------- */
   let current = null;          // last rendered state
-  let shownGame = null;        // id of the rendered game
   let shownVersion = -1;
   let clockOffset = 0;         // server - local, seconds
   let deadline = null;
@@ -168,7 +167,7 @@
 
     const g = s.game;
     if (!g) {
-      shownGame = null; shownVersion = -1; deadline = null; lastTurnKey = null;
+      shownVersion = -1; deadline = null; lastTurnKey = null;
       body.dataset.version = "0";
       body.classList.remove("my-turn");
       setText($("heading"), "🃏 " + L("title"));
@@ -182,7 +181,6 @@
     }
     show($("empty"), false);
     show($("game"), true);
-    shownGame = g.id;
     shownVersion = typeof g.version === "number" ? g.version : shownVersion;
     body.dataset.phase = String(g.phase || "");
 
