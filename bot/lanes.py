@@ -38,6 +38,10 @@ A failed request is classified (`bot.telegram_errors`): transient errors pause t
 capped exponential backoff; a lasting refusal (kicked, no rights, blocked) closes the lane and
 tells its owner (games there end cleanly) until a new update from that chat reopens it; a
 migrated group is handed to its owner, which moves the games to the supergroup's id.
+
+Longer than 500 lines on purpose: a lane's choice of what goes next, its budget and its
+handling of a failed request are one state machine over the same records (the window, the
+backlog, the closed chats); apart, each would have to reach into the others' state.
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ copy back, so that a failed copy leaves the target as empty as it was.
 
 Only an empty target is accepted (no row in any of the tables copied): merging two databases is
 a different job, and refusing keeps a repeated command from doubling every balance.
+
+Longer than 500 lines on purpose: the copy is one procedure (open both ends, copy in one
+transaction, prove it, commit or roll back, report) whose steps share the open transaction and
+its checks; split into modules, each part would only be read with the others.
 """
 
 from __future__ import annotations
