@@ -109,8 +109,9 @@ def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
 
 
 def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
-    """«💰 N»: the chips a seated player holds (the one meaning of 💰 and of «фишки» on every
-    screen: a banker's bank is his too), and that they leave after the round."""
+    """`table-balance`: the chips a seated player holds (the one meaning of 💰 and of the
+    catalogs' word for chips on every screen: a banker's bank is his too), and that they leave
+    after the round."""
     game = s.game
     if not game.is_seated(player):
         return []
@@ -122,9 +123,10 @@ def _chips(s: Snapshot, player: int, lang: str) -> list[str]:
 
 
 def _banker_line(s: Snapshot, banker: int | None, lang: str) -> str:
-    """The banker's one row: the bank and their cards as the others see them — «🏦 Аня — банк
-    300 · K♣». Their 💰 only while no bank is named: 💰 is all a person's chips, and beside a
-    bank it would read as chips besides it (the result and /balance say «из них в банке»)."""
+    """The banker's one row (`table-bank`): the bank and their cards as the others see them.
+    Their 💰 only while no bank is named: 💰 is all a person's chips, and beside a bank it
+    would read as chips besides it (the result and /balance say how much of it is in the
+    bank)."""
     game = s.game
     if banker is None:
         return t("table-no_banker", lang)

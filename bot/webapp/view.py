@@ -77,8 +77,8 @@ def card_json(c: Card | None) -> dict[str, Any] | None:
 
 
 def _chips(s: render.Snapshot, player: int) -> int:
-    """A seated person's chips as the chat says them («фишки», 💰): the banker's bank is his
-    too (the chat adds «из них в банке N»; the page shows the bank beside the banker)."""
+    """A seated person's chips as the chat counts them (💰): the banker's bank is his too (the
+    chat adds how much of it is in the bank; the page shows the bank beside the banker)."""
     game = s.game
     held = game.bank if player == game.banker else 0
     return game.seat(player).balance + held
