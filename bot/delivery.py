@@ -187,6 +187,12 @@ class Delivery:
         pairs = list(screen.hand_messages.items())
         if screen.table_message_id is not None:
             pairs.append((view.stored.chat_id, screen.table_message_id))
+        live = screen.live_result
+        if live is not None and game_id not in self._results:
+            # A result that still said when the next round starts: taken back when the game
+            # has moved on (`_table_done`), as if there had been no restart.
+            pairs.append((view.stored.chat_id, live["message_id"]))
+            self._results[game_id] = (live["message_id"], RoundSettled.from_dict(live["event"]))
         for chat_id, message_id in pairs:
             if (chat_id, message_id) not in self._shown:
                 found = await self.storage.shown_digest(chat_id, message_id)
@@ -462,7 +468,7 @@ class Delivery:
                 ended_by=ended_by,
                 expired=view.meta.expired,
             )
-        posted = None
+        posted, live = None, None
         if rendered is not None:
             try:
                 sent = await self._send(view.stored.chat_id, view.stored.thread_id, rendered)
@@ -480,8 +486,12 @@ class Delivery:
                     if older is not None and older[0] != message_id:
                         self._finish_result(view, older)
                     self._results[game_id] = (message_id, settled)
+                    live = {"message_id": message_id, "event": item["event"]}
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
-        await self._record(posted, game_id, posted_seq=seq)
+        if live is None:
+            await self._record(posted, game_id, posted_seq=seq)
+        else:
+            await self._record(posted, game_id, posted_seq=seq, live_result=live)
 
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
@@ -625,6 +635,8 @@ class Delivery:
             # Its text changes too (a result's countdown goes): one edit, recorded as shown.
             await self._edit(chat_id, message_id, final, None)
             del self._finals[target]
+            if game_id not in self._results:  # no newer result is live: none is
+                await self._record(None, game_id, live_result=None)
         else:
             try:
                 await self.bot.edit_message_reply_markup(

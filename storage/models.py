@@ -148,6 +148,9 @@ class Screen:
     shown_version: int = 0
     # The game's `actor_since` (a turn) last mentioned in the group: one mention a turn.
     mentioned_since: int = 0
+    # The result message still showing the next round's buttons and countdown, with the
+    # round's event (RoundSettled.to_dict()): {"message_id": …, "event": …}.
+    live_result: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

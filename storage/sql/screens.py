@@ -1,6 +1,7 @@
 """Delivery's record of what it showed of each game (`screens`, one row a game): the table
 message and the round's table it was posted for, the private hand messages, how many results
-were posted, the state version the table last showed, the turn last mentioned in the group.
+were posted, the state version the table last showed, the turn last mentioned in the group,
+the result that still shows the next round's countdown.
 Written by delivery alone; the service writes the games, and reads this only for the results
 posted (the outbox it trims).
 
@@ -13,7 +14,7 @@ row inserted).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 from storage.errors import GameNotFound
 from storage.jsontext import dumps, loads
@@ -23,8 +24,9 @@ from storage.sql.base import TableReads, TableWrites
 # The columns in the order of Screen's fields.
 _LOAD_SCREEN: Final = (
     "SELECT table_since, table_message_id, hand_messages, posted_seq, shown_version, "
-    "mentioned_since FROM screens WHERE game_id = $1"
+    "mentioned_since, live_result FROM screens WHERE game_id = $1"
 )
+_TEXT_COLUMNS: Final = ("hand_messages", "live_result")
 # Written with the table's: a newer table (or an equal one: the same round's table posted
 # again) replaces the message, an older one leaves it.
 _IF_NEWER_TABLE: Final = (
@@ -37,10 +39,17 @@ class ScreenReads(TableReads):
         row = await self._row(_LOAD_SCREEN, game_id)
         if row is None:
             return Screen(game_id)
-        since, message_id, hands, *counts = row
+        since, message_id, hands, posted, shown, mentioned, live = row
         # JSON object keys are strings; user ids are ints everywhere else.
         return Screen(
-            game_id, since, message_id, {int(k): int(v) for k, v in loads(hands).items()}, *counts
+            game_id,
+            since,
+            message_id,
+            {int(k): int(v) for k, v in loads(hands).items()},
+            posted,
+            shown,
+            mentioned,
+            None if live is None else loads(live),
         )
 
 
@@ -64,6 +73,7 @@ class ScreenWrites(TableWrites):
         shown_version: int | Unset = UNSET,
         posted_seq: int | Unset = UNSET,
         mentioned_since: int | Unset = UNSET,
+        live_result: Mapping[str, Any] | Unset | None = UNSET,
     ) -> None:
         """Arguments left UNSET are unchanged. A table message is recorded with the
         `table_since` it was posted for and kept only if that is not older than the recorded
@@ -88,12 +98,18 @@ class ScreenWrites(TableWrites):
             if isinstance(hand_messages, Unset)
             else dumps({str(k): v for k, v in hand_messages.items()})
         )
+        live = (
+            live_result
+            if live_result is None or isinstance(live_result, Unset)
+            else dumps(live_result)
+        )
         grows = "{{greatest}}(screens.{0}, EXCLUDED.{0})"  # a late older write changes nothing
         for column, value, update in (
             ("hand_messages", hands, "EXCLUDED.hand_messages"),
             ("shown_version", shown_version, _IF_NEWER_TABLE if table else "EXCLUDED.{0}"),
             ("posted_seq", posted_seq, grows),
             ("mentioned_since", mentioned_since, grows),
+            ("live_result", live, "EXCLUDED.{0}"),
         ):
             if not isinstance(value, Unset):
                 columns.append(column)
@@ -104,7 +120,7 @@ class ScreenWrites(TableWrites):
         # Typed in the statement: a parameter of a SELECT list has no column to take its type
         # from on PostgreSQL.
         values = "".join(
-            f", CAST(${n} AS {'TEXT' if column == 'hand_messages' else 'BIGINT'})"
+            f", CAST(${n} AS {'TEXT' if column in _TEXT_COLUMNS else 'BIGINT'})"
             for n, column in enumerate(columns, start=2)
         )
         changed = await self._execute(

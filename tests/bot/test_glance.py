@@ -13,18 +13,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 
 from bot import i18n, render
 from bot.callbacks import Act, parse_game
 from bot.webapp import view
+from localbotapi import BotApiServer
 from localbotapi.models import Message
 from rules.events import RoundSettled
 from rules.game import Game, new_game
 from rules.table import Phase
 from rules.variants import PRESETS
-from tests.bot.conftest import Harness, plain
+from tests.bot.conftest import (
+    Harness,
+    make_settings,
+    plain,
+    restart_harness,
+    start_harness,
+    stop_harness,
+)
 from tests.rules.helpers import ScriptedSource
 
 PHONE_WIDTH = 34  # characters a line in the message bubble of a 360 px wide phone
@@ -252,3 +261,36 @@ def test_between_rounds_the_page_counts_down_itself() -> None:
     assert table["result"] and not any(countdown in line for line in table["result"]["lines"])
     assert countdown in plain(render.result(s, settled).text)  # the chat's result says it
     assert state["next_round_at"] == NOW + 42
+
+
+async def test_a_restart_between_rounds_still_takes_the_countdown_back(tmp_path: Path) -> None:
+    """The bot restarts while a result says when the next round starts: once the next round
+    is dealt, the restarted bot takes that line and the buttons off it all the same."""
+    first = await start_harness(BotApiServer(flood_limits=False), make_settings(tmp_path))
+    a, b, v, g = first.users
+    countdown = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
+    try:
+        first.script(decks=[DECK, DECK], lots=[0])
+        await first.say(a, "/newgame")
+        for user in (b, v, g):
+            await first.press_act(user, first.table(), Act.JOIN)
+        await first.press_act(a, first.table(), Act.START)
+        await first.say(a, "/bank 250")
+        for user in (b, v, g):
+            await first.say(user, "/bet 10")
+            await first.say(user, "/stand")
+        while (await first.stored()).state["engine"]["phase"] == "banker":
+            await first.say(a, "/stand")
+        result = first.table()
+        assert "вскрываемся" in result.content and countdown in result.content
+    finally:
+        await stop_harness(first)
+    second = await restart_harness(first)
+    try:
+        await second.press_act(b, result, Act.NEXT)
+        assert (await second.stored()).state["engine"]["round_no"] == 2
+        assert countdown not in result.content and not result.buttons, result.content
+        assert "вскрываемся" in result.content and "/verify 1" in result.content
+        assert (await second.screen()).live_result is None
+    finally:
+        await stop_harness(second)

@@ -118,6 +118,19 @@ async def test_a_table_is_recorded_with_the_round_it_shows(storage: Storage) -> 
             await tx.set_screen(game.game_id, table_message_id=1)  # for which table?
 
 
+async def test_a_live_result_is_kept_until_taken_back(storage: Storage) -> None:
+    live = {"message_id": 61, "event": {"round_no": 1, "results": [{"player": 7, "net": -10}]}}
+    async with storage.transaction() as tx:
+        game = await tx.create_game(-100, 0, 1, STATE)
+        await tx.set_screen(game.game_id, posted_seq=1, live_result=live)
+        await tx.set_screen(game.game_id, shown_version=3)  # other records leave it
+    assert (await storage.load_screen(game.game_id)).live_result == live
+    async with storage.transaction() as tx:
+        await tx.set_screen(game.game_id, live_result=None)
+    screen = await storage.load_screen(game.game_id)
+    assert screen.live_result is None and screen.posted_seq == 1
+
+
 async def test_the_clock_starts_once_at_the_delivered_version(
     storage: Storage, clock: FakeClock
 ) -> None:
