@@ -1,16 +1,9 @@
 """Texts and inline keyboards of every message the bot sends (HTML parse mode), one module per
-family of messages: :mod:`~bot.render.common` (the pieces: snapshot, cards, names, buttons,
-amounts), :mod:`~bot.render.lobbies`, :mod:`~bot.render.tables` (the live table and its news),
-:mod:`~bot.render.results` (showdown, /verify, the end of a game), :mod:`~bot.render.hands` (what
-one player sees: hand, peek, odds), :mod:`~bot.render.info` (help, rules, top, stats, balance,
-chart), :mod:`~bot.render.settings` (the menu), :mod:`~bot.render.refusals` and
-:mod:`~bot.render.outcomes` (what a person is told of his own action, in the chat and on the page).
-
-Pure functions of a :class:`Snapshot` of a game: no I/O, no Telegram calls, nothing of the
-service. Every user-supplied string (names, chat titles) goes through :func:`html.escape`; no text
-exceeds 4096 characters and no alert exceeds 200. Hidden cards never reach a group text: the table
-shows each hand as :meth:`rules.table.Hand.visible_to_others` allows, the private hand as
-``visible_to_owner``.
+family of messages (docs/architecture.md). Pure functions of a :class:`Snapshot`: no I/O, no
+Telegram calls, nothing of the service. Every user-supplied string goes through
+:func:`html.escape`; no text exceeds 4096 characters and no alert 200. Hidden cards never reach a
+group text: the table shows each hand as :meth:`rules.table.Hand.visible_to_others` allows, the
+private hand as ``visible_to_owner``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The pieces every view of :mod:`bot.render` is made of: the :class:`Snapshot` a view reads and
-the :class:`Rendered` it returns, cards, names (shortened and HTML-escaped), signed amounts, the
-fitting of a text into Telegram's limits, buttons and the action keyboard, the quick amounts a
-button offers, the deep link, and :func:`text` for any other string by key.
-
-What the view modules share is public here (and in :mod:`~bot.render.tables`); a name with a
-leading underscore is its own module's alone (checked by tests/bot/test_view_imports.py).
+"""The pieces every view of :mod:`bot.render` is made of. What the view modules share is public
+here (and in :mod:`~bot.render.tables`); a name with a leading underscore is its own module's
+alone (checked by tests/bot/test_view_imports.py).
 """
 
 from __future__ import annotations
@@ -29,6 +25,7 @@ HIDDEN = "🂠"
 JOKER = "★"
 PRESET_ORDER = ("classic36", "home36", "big54", "twodecks104")
 ROUND_PHASES = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+DEALT_PHASES = (*ROUND_PHASES, Phase.ROUND_OVER)  # the round's hands are on the table
 TIMED_PHASES = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 MEDALS = ("🥇", "🥈", "🥉")
 _Item = TypeVar("_Item")
@@ -76,7 +73,7 @@ class Rendered:
 
 def card(c: Card) -> str:
     """``10♥``, ``A♠``, ``★``: the joker gets a glyph of its own, since 🃏 is the game's logo
-    and the «Ещё карту» button; a hand «10♠ 🃏» would read as a card and a stray emblem."""
+    and the draw button's; a hand «10♠ 🃏» would read as a card and a stray emblem."""
     return JOKER if c.is_joker else str(c)
 
 
@@ -89,12 +86,10 @@ def codes_text(codes: Sequence[str]) -> str:
 
 
 def short_name(raw: str, limit: int = NAME_LIMIT) -> str:
-    raw = " ".join(raw.split()) or "?"
-    return raw if len(raw) <= limit else raw[: limit - 1] + "…"
+    return clip(" ".join(raw.split()) or "?", limit)
 
 
 def escape_name(raw: str) -> str:
-    """A user-supplied name, shortened and escaped, in bold."""
     return f"<b>{html.escape(short_name(raw))}</b>"
 
 
@@ -120,26 +115,19 @@ def signed(amount: int) -> str:
     return "0"
 
 
-def clip_alert(text_: str) -> str:
-    return text_ if len(text_) <= MAX_ALERT else text_[: MAX_ALERT - 1] + "…"
+def clip(text_: str, limit: int = MAX_ALERT) -> str:
+    return text_ if len(text_) <= limit else text_[: limit - 1] + "…"
 
 
 def fit_text(head: list[str], body: list[str], tail: list[str], lang: str) -> str:
     """Join the lines, dropping body lines from the end (with a '… and N more' line) until the
     text fits Telegram's limit. Lines are whole HTML fragments, so no tag is ever cut."""
-    lines = [*head, *body, *tail]
-    text_ = "\n".join(lines)
-    if len(text_) <= MAX_TEXT:
-        return text_
-    kept = list(body)
-    while kept:
-        kept.pop()
-        more = t("more", lang, count=len(body) - len(kept))
-        text_ = "\n".join([*head, *kept, more, *tail])
+    for kept in range(len(body), -1, -1):
+        more = [t("more", lang, count=len(body) - kept)] if kept < len(body) else []
+        text_ = "\n".join([*head, *body[:kept], *more, *tail])
         if len(text_) <= MAX_TEXT:
             return text_
-    text_ = "\n".join([*head, *tail])
-    return text_ if len(text_) <= MAX_TEXT else text_[: MAX_TEXT - 1] + "…"
+    return clip("\n".join([*head, *tail]), MAX_TEXT)
 
 
 def game_button(

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from bot.i18n import number, t
 from bot.render.common import (
+    DEALT_PHASES,
     ROUND_PHASES,
     TIMED_PHASES,
     Rendered,
@@ -18,7 +19,7 @@ from bot.render.common import (
     bold_name,
     card,
     cards_text,
-    clip_alert,
+    clip,
     inline_markup,
     short_name,
 )
@@ -40,7 +41,7 @@ def owner_total(game: Game, own: Hand, lang: str) -> str:
     """The total of the cards the owner sees, marked when a dark card is not counted."""
     seen = own.visible_to_owner()
     total = hand_value([c for c in seen if c is not None], game.variant).total
-    return t("hand-total_dark" if any(c is None for c in seen) else "hand-total", lang, total=total)
+    return t("hand-total_dark" if None in seen else "hand-total", lang, total=total)
 
 
 def hand(s: Snapshot, player: int, lang: str) -> Rendered:
@@ -72,7 +73,7 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     banker = round_banker(game) if game.hands else None
     if banker is not None and banker != player and banker in game.hands:
         banker_hand = game.hands[banker]
-        if banker_hand.cards and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+        if banker_hand.cards and game.phase in DEALT_PHASES:
             cards = public_cards(s, banker_hand, lang)
             name = bold_name(s, banker, lang)
             lines.append(t("hand-banker_card", lang, name=name, cards=cards))
@@ -110,18 +111,11 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     if own.status is HandStatus.OUT and not own.cards:
         return t("peek-not_playing", lang)
     if not own.cards:
-        return clip_alert(t("peek-no_cards", lang))
+        return clip(t("peek-no_cards", lang))
     seen = own.visible_to_owner()
-    known = [c for c in seen if c is not None]
-    total = hand_value(known, game.variant).total
-    shown = cards_text(seen)
-    key = "peek-cards_dark" if len(known) < len(seen) else "peek-cards"
-    return clip_alert(t(key, lang, cards=shown, total=total))
-
-
-def _percent(share: Fraction, lang: str) -> str:
-    """A share as a percentage with one decimal, rounded half up («38,7» in Russian)."""
-    return number(share * 100, lang, decimals=1)
+    total = hand_value([c for c in seen if c is not None], game.variant).total
+    key = "peek-cards_dark" if None in seen else "peek-cards"
+    return clip(t(key, lang, cards=cards_text(seen), total=total))
 
 
 def odds_alert(odds: Odds, lang: str) -> str:
@@ -130,14 +124,14 @@ def odds_alert(odds: Odds, lang: str) -> str:
         return t("odds-no_cards", lang)
 
     def part(share: Fraction, cards: Fraction) -> str:
-        percent = _percent(share, lang)
+        percent = number(share * 100, lang, decimals=1)  # rounded half up
         if cards.denominator != 1:  # own unknown cards: no whole count to show
             return t("odds-part_percent", lang, percent=percent)
         return t("odds-part", lang, count=int(cards), total=odds.candidates, percent=percent)
 
     bust = part(odds.bust, odds.bust_cards)
     twenty_one = part(odds.twenty_one, odds.twenty_one_cards)
-    return clip_alert(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))
+    return clip(t("odds-alert", lang, bust=bust, twenty_one=twenty_one))
 
 
 def odds_text(game: Game, player: int, lang: str) -> str:

@@ -15,7 +15,7 @@ from bot import deep_links
 from bot.game_state import View
 from bot.i18n import t
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated, Result
-from bot.render.common import Snapshot, clip_alert, text
+from bot.render.common import Snapshot, clip, text
 from bot.render.hands import peek
 from bot.render.refusals import refusal
 
@@ -43,7 +43,7 @@ def toast(
         said = text("pressed-done", lang)
         if result.seated:
             said += " " + peek(snapshot(result.view), result.user, lang)
-        return Toast(clip_alert(said))
+        return Toast(clip(said))
     if isinstance(result, Joined):
         return _joined(result, lang, bot_username)
     if isinstance(result, Done) and result.shows_hand and result.user is not None:
@@ -63,7 +63,7 @@ def _joined(result: Joined, lang: str, bot_username: str) -> Toast:
         # A bot cannot write first: the answer opens the private chat, where the cards go.
         url = deep_links.build(bot_username, result.outcome.stored.game_id)
         said += " " + t("joined-private", lang, bot=bot_username)
-    return Toast(clip_alert(said), url=url)
+    return Toast(clip(said), url=url)
 
 
 def replies(result: Result, lang: str, name: str) -> list[str]:

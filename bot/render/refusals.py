@@ -6,7 +6,7 @@ import html
 from collections.abc import Mapping
 
 from bot.i18n import has, t, t_map
-from bot.render.common import clip_alert
+from bot.render.common import clip
 
 
 def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
@@ -42,7 +42,7 @@ def refusal(code: str, params: Mapping[str, object], lang: str) -> str:
             key = "refusal-cannot_afford_fine"  # what keeps the stake below the balance
     if not has(key):
         key = "refusal-generic"
-    return clip_alert(t_map(key, lang, safe, missing="?"))
+    return clip(t_map(key, lang, safe, missing="?"))
 
 
 def setting_refusal(key: str, lang: str) -> str:
@@ -51,5 +51,5 @@ def setting_refusal(key: str, lang: str) -> str:
     reasons = {"dark_draw": "settings-invalid-dark_draw", "acelow": "settings-invalid-ace_low"}
     reason_key = reasons.get(key, "")
     if not has(reason_key):
-        return clip_alert(t("refusal-invalid_variant", lang))
-    return clip_alert(t("settings-invalid", lang, reason=t(reason_key, lang)))
+        return clip(t("refusal-invalid_variant", lang))
+    return clip(t("settings-invalid", lang, reason=t(reason_key, lang)))

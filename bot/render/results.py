@@ -11,13 +11,12 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.callbacks import EndButton
 from bot.i18n import has, t
 from bot.render.common import (
-    MAX_TEXT,
     MEDALS,
     Rendered,
     Snapshot,
     action_rows,
     bold_name,
-    clip_alert,
+    clip,
     codes_text,
     escape_name,
     fit_text,
@@ -95,8 +94,8 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
         t("result-balances", lang),
     ]
     # The banker's chips are his balance and the bank he holds (back to him when it passes),
-    # said as /balance says them: «1 020 (из них в банке 220)».
-    balances = [
+    # said as /balance says them (`held-bank_note`).
+    tail += [
         t("result-balance_row", lang, name=bold_name(s, p), amount=amount + held)
         + (" " + t("held-bank_note", lang, bank=held) if held else "")
         for p, amount in settled.balances
@@ -104,25 +103,18 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     ]
     note = next_round_note(s, lang) if next_note else ""
     if note:
-        balances = [*balances, "", note]
-    deck = _deck_reveal(settled, lang)
-    text_ = fit_text(head, body, [*tail, *balances, *deck], lang)
-    if len(text_) > MAX_TEXT:  # pragma: no cover - only with absurd inputs
-        text_ = fit_text(head, body, [*tail, *deck], lang)
+        tail += ["", note]
+    if settled.shuffles:
+        # The deck is revealed: /verify gives each shuffle's hash, salt and order (one short
+        # line a round here, not the 64 + 32 hex digits that took several).
+        tail += ["", t("result-verify_hint", lang, round=str(settled.round_no))]
+    text_ = fit_text(head, body, tail, lang)
     # A paused table carries the buttons itself.
     rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
     return Rendered(text_, inline_markup(rows))
 
 
 # ---------------------------------------------------------------------- provably fair deck
-
-
-def _deck_reveal(settled: RoundSettled, lang: str) -> list[str]:
-    """The result's last line: the deck is revealed, and /verify gives each shuffle's hash, salt
-    and order (one short line a round, not the 64 + 32 hex digits that took several)."""
-    if not settled.shuffles:
-        return []
-    return ["", t("result-verify_hint", lang, round=str(settled.round_no))]
 
 
 def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:
@@ -211,4 +203,4 @@ def end_confirm(
 
 def end_not_yours(name: str, lang: str) -> str:
     """The alert for someone else's press on «end the game?» (plain text: alerts have no HTML)."""
-    return clip_alert(t("endgame-not_yours", lang, name=short_name(name)))
+    return clip(t("endgame-not_yours", lang, name=short_name(name)))

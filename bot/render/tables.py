@@ -5,9 +5,11 @@ the mention of a player whose turn it is and who has no private chat."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from bot.i18n import t
 from bot.render.common import (
+    DEALT_PHASES,
     ROUND_PHASES,
     TIMED_PHASES,
     Rendered,
@@ -94,8 +96,7 @@ def public_cards(s: Snapshot, hand: Hand, lang: str) -> str:
 def _player_line(s: Snapshot, place: int, player: int, lang: str) -> str:
     game = s.game
     # Between rounds (naming the next bank) the last round's hands are history, not the table.
-    in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER)
-    hand = game.hands.get(player) if in_round else None
+    hand = game.hands.get(player) if game.phase in DEALT_PHASES else None
     details: list[str] = []
     if hand is not None:
         if hand.stake:
@@ -131,12 +132,10 @@ def _banker_line(s: Snapshot, banker: int | None, lang: str) -> str:
     if banker is None:
         return t("table-no_banker", lang)
     details: list[str] = []
-    bank = banker == game.banker and (
-        game.bank > 0 or game.phase in (*ROUND_PHASES, Phase.ROUND_OVER)
-    )
+    bank = banker == game.banker and (game.bank > 0 or game.phase in DEALT_PHASES)
     if bank:
         details.append(t("table-bank", lang, bank=game.bank))
-    hand = game.hands.get(banker) if game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) else None
+    hand = game.hands.get(banker) if game.phase in DEALT_PHASES else None
     if hand is not None and hand.cards:
         details.append(public_cards(s, hand, lang))
         if hand.revealed:  # on his turn the prompt below says he draws
@@ -237,7 +236,7 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
         # Only the commitment: the salt and the order stay secret until the showdown.
         prefix = game.shuffles[-1]["commitment"][:16]
         head.append(t("table-commitment", lang, prefix=prefix))
-    in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
+    in_round = game.phase in DEALT_PHASES and bool(game.hands)
     banker = round_banker(game) if in_round else game.banker
     body = [_banker_line(s, banker, lang)]
     listed = {banker}
@@ -283,12 +282,8 @@ _NEWS: dict[object, tuple[str, str]] = {
 
 def announce(s: Snapshot, events: Sequence[Event]) -> list[str]:
     """One-line notes of the notable events of an action (no hidden card is ever named)."""
-    lang = s.lang
+    lang, name = s.lang, partial(bold_name, s)
     notes: list[str] = []
-
-    def name(player: int) -> str:
-        return bold_name(s, player)
-
     for event in events:
         found = _NEWS.get(type(event)) or _NEWS.get((type(event), getattr(event, "reason", "")))
         if found is not None:

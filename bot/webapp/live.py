@@ -175,14 +175,13 @@ class Live:
             note = end_note(snap, view.meta) if view.game.phase is Phase.ENDED else ""
             table = page_view.table_state(
                 snap,
-                asker.lang,
                 news=news_events(view.meta),
                 settled=settled,
                 chat_title=view.meta.chat_title,
                 end_note=note,
             )
             self._table_states[key] = table
-        game = page_view.game_state(snap, asker.init.user.id, asker.lang, table)
+        game = page_view.game_state(snap, asker.init.user.id, table)
         state = page_view.page_state(asker.lang, now, game)
         # When this version was committed (the writer's clock): commit → page is measurable.
         state["saved_at"] = view.stored.updated_at

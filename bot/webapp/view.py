@@ -1,13 +1,7 @@
-"""What one person's Mini App shows of a game, as JSON: the table as everyone may see it, the
-person's own hand, whose turn it is with its deadline, the buttons that person may press now, the
-last events and the round's result.
-
-A pure view, like :mod:`bot.render` (state in, data out), and made from the same pieces: the
-texts are the chat's (the table's prompt, the news, the result, the button labels), HTML turned
-into plain text, since the page puts every string in with ``textContent``. The hidden-card rule is
-the group's: every hand but the viewer's is :meth:`~rules.table.Hand.visible_to_others`, the
-viewer's own :meth:`~rules.table.Hand.visible_to_owner` — decided here, on what the server sends,
-never left to the page.
+"""What one person's Mini App shows of a game, as JSON, in the snapshot's language. A pure view
+made of :mod:`bot.render`'s pieces: the texts are the chat's, HTML turned into plain text, since
+the page puts every string in with ``textContent``. The hidden-card rule is the group's, decided
+here on what the server sends, never left to the page.
 """
 
 from __future__ import annotations
@@ -15,14 +9,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from bot import render
 from bot.callbacks import Act
 from bot.i18n import t
-from bot.render.common import ROUND_PHASES, TIMED_PHASES
+from bot.render.common import DEALT_PHASES, ROUND_PHASES, TIMED_PHASES
 from bot.render.hands import owner_total
 from bot.render.tables import round_banker, shown_round
 from rules.cards import Card
@@ -84,10 +77,8 @@ def _chips(s: render.Snapshot, player: int) -> int:
     return game.seat(player).balance + held
 
 
-def _seat(
-    s: render.Snapshot, player: int, lang: str, in_round: bool, banker: int | None
-) -> dict[str, Any]:
-    game = s.game
+def _seat(s: render.Snapshot, player: int, in_round: bool, banker: int | None) -> dict[str, Any]:
+    game, lang = s.game, s.lang
     hand = game.hands.get(player) if in_round else None
     seat = game.seat(player) if game.is_seated(player) else None
     entry: dict[str, Any] = {
@@ -117,8 +108,8 @@ def _seat(
     return entry
 
 
-def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
-    game = s.game
+def _me(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
+    game, lang = s.game, s.lang
     if not game.is_seated(viewer):
         return None
     own = game.hands.get(viewer) if game.phase is not Phase.LOBBY else None
@@ -128,7 +119,7 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
     if own is not None and own.cards:
         cards = [{"dark": True} if c is None else card_json(c) for c in own.visible_to_owner()]
         total_text = plain(owner_total(game, own, lang))
-    if own is not None and game.phase in (*ROUND_PHASES, Phase.ROUND_OVER):
+    if own is not None and game.phase in DEALT_PHASES:
         status = plain(render.hand_status(s, own, lang))
     return {
         "id": viewer,
@@ -142,31 +133,30 @@ def _me(s: render.Snapshot, viewer: int, lang: str) -> dict[str, Any] | None:
     }
 
 
-def _actions(s: render.Snapshot, viewer: int, lang: str) -> list[dict[str, Any]]:
+def _actions(s: render.Snapshot, viewer: int) -> list[dict[str, Any]]:
     """The buttons this person may press now: the offers of the chat's own keyboards (so the
     page offers exactly the amounts and labels the chat does, from the game's legal actions),
     less those meant for someone else."""
     game = s.game
-    local = replace(s, lang=lang)
     legal = game.legal_actions()
     seated = game.is_seated(viewer)
     if game.phase is Phase.ENDED:
         return []
     if game.phase is Phase.LOBBY:
-        rows = render.lobby_offers(local)
+        rows = render.lobby_offers(s)
         allowed = {Act.LEAVE, Act.START} if seated else {Act.JOIN}
         if viewer == s.creator_id:
             allowed.add(Act.CANCEL)
     elif legal.actor == viewer and legal.phase in TIMED_PHASES and not s.paused:
-        rows = render.action_offers(local, peek=False)  # the private hand's
+        rows = render.action_offers(s, peek=False)  # the private hand's
         allowed = set(PAGE_ACTS)
     else:
-        rows = render.action_offers(local, peek=False)  # the table's
+        rows = render.action_offers(s, peek=False)  # the table's
         if seated:
             allowed = {Act.NEXT, Act.RESUME} | ({Act.PASS} if viewer == game.banker else set())
         else:
             # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
-            rows = [*rows, [render.Offer(Act.JOIN, t("btn-join", lang))]]
+            rows = [*rows, [render.Offer(Act.JOIN, t("btn-join", s.lang))]]
             allowed = {Act.JOIN}
     return [
         {"act": offer.act.value, "label": offer.label, "amount": offer.amount, "version": s.version}
@@ -189,12 +179,12 @@ def _turn(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
     }
 
 
-def _prompt(s: render.Snapshot, lang: str) -> str:
+def _prompt(s: render.Snapshot) -> str:
     """The table's prompt; between rounds, that the next one starts by itself, with the
     page's own countdown (``next_round_at``) instead of a number that would go stale."""
     if _next_round_at(s) is not None:
-        return plain(t("prompt-next_round", lang))
-    return plain(render.table_prompt(replace(s, lang=lang), s.game.legal_actions(), lang))
+        return plain(t("prompt-next_round", s.lang))
+    return plain(render.table_prompt(s, s.game.legal_actions(), s.lang))
 
 
 def _next_round_at(s: render.Snapshot) -> float | None:
@@ -206,20 +196,17 @@ def _next_round_at(s: render.Snapshot) -> float | None:
 
 def table_state(
     s: render.Snapshot,
-    lang: str,
     *,
     news: Sequence[Any] = (),
     settled: RoundSettled | None = None,
     chat_title: str = "",
     end_note: str = "",
 ) -> dict[str, Any]:
-    """What everyone at the table sees of this version, in ``lang`` (the same for every page
-    that reads it: worked out once per version and language, see :func:`game_state`).
-    ``news`` are the stored notable events (decoded), ``settled`` the result of the round on
-    the table when known."""
-    game = s.game
-    local = replace(s, lang=lang)
-    in_round = game.phase in (*ROUND_PHASES, Phase.ROUND_OVER) and bool(game.hands)
+    """What everyone at the table sees of this version (the same for every page that reads it:
+    worked out once per version and language, see :func:`game_state`). ``news`` are the stored
+    notable events (decoded), ``settled`` the result of the round on the table when known."""
+    game, lang = s.game, s.lang
+    in_round = game.phase in DEALT_PHASES and bool(game.hands)
     banker = round_banker(game) if in_round else game.banker
     if in_round:
         order = [p for p in (banker, *game.order) if p is not None and p in game.hands]
@@ -227,7 +214,7 @@ def table_state(
     else:
         order = [p for p in game.players if p != banker]
         order, waiting = ([banker] if banker is not None else []) + order, []
-    seats = [_seat(local, player, lang, in_round, banker) for player in order]
+    seats = [_seat(s, player, in_round, banker) for player in order]
     banker_json = None
     if game.banker is not None:
         banker_json = {
@@ -244,11 +231,11 @@ def table_state(
         heading = plain(t(key, lang, round=round_no, preset=preset))
     result = None
     if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
-        shown = render.result(local, settled, next_note=False).text
+        shown = render.result(s, settled, next_note=False).text
         lines = [line for raw in shown.split("\n") if (line := plain(raw)).strip()]
         if lines:
             result = {"title": lines[0], "lines": lines[1:]}
-    notes = [plain(note) for note in render.announce(local, news)][-NEWS_SHOWN:]
+    notes = [plain(note) for note in render.announce(s, news)][-NEWS_SHOWN:]
     if end_note:
         notes.append(plain(end_note))
     return {
@@ -262,7 +249,7 @@ def table_state(
         "bottom": card_json(game.bottom) if game.phase in ROUND_PHASES else None,
         "seats": seats,
         "waiting": [s.names.get(p, str(p)) for p in waiting],
-        "prompt": _prompt(s, lang),
+        "prompt": _prompt(s),
         "next_round_at": _next_round_at(s),
         "news": notes,
         "result": result,
@@ -270,23 +257,23 @@ def table_state(
 
 
 def game_state(
-    s: render.Snapshot, viewer: int, lang: str, table: dict[str, Any] | None = None
+    s: render.Snapshot, viewer: int, table: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The game as ``viewer`` may see it: the table (``table``, from :func:`table_state` of
-    the same snapshot and language, or worked out now), their own hand, the turn as it
-    concerns them, and the buttons they may press."""
-    shared = table if table is not None else table_state(s, lang)
+    the same snapshot, or worked out now), their own hand, the turn as it concerns them, and
+    the buttons they may press."""
+    shared = table if table is not None else table_state(s)
     seats = [seat | {"me": True} if seat["id"] == viewer else seat for seat in shared["seats"]]
-    actions = _actions(s, viewer, lang)
+    actions = _actions(s, viewer)
     prompt = shared["prompt"]
     if any(action["act"] == Act.BET.value for action in actions):
         # The ⚠ of a stake button is explained beside it, to whoever is offered it.
-        warning = plain(render.cover_warning(replace(s, lang=lang), lang))
+        warning = plain(render.cover_warning(s, s.lang))
         prompt = f"{prompt} · {warning}" if warning else prompt
     return shared | {
         "seats": seats,
         "prompt": prompt,
-        "me": _me(replace(s, lang=lang), viewer, lang),
+        "me": _me(s, viewer),
         "turn": _turn(s, viewer),
         "actions": actions,
     }

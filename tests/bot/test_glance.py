@@ -230,16 +230,16 @@ def _to_goshas_stake() -> Game:
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_the_page_explains_the_warning_to_whoever_is_offered_it(lang: str) -> None:
-    s = _snap(_to_goshas_stake())
+    s = _snap(_to_goshas_stake(), lang)
     note = plain(i18n.t("prompt-stake_cover", lang, cover=250))
-    actor = view.game_state(s, 4, lang)
+    actor = view.game_state(s, 4)
     assert any(a["label"].startswith("⚠") for a in actor["actions"])
     assert actor["prompt"].endswith(note), actor["prompt"]
     # «фишки» on the page as in the chat: the banker's 750 and the bank of 350 are his 1 100.
     assert {seat["id"]: seat["balance"] for seat in actor["seats"]}[1] == 1100
-    assert view.game_state(s, 1, lang)["me"]["balance"] == 1100
+    assert view.game_state(s, 1)["me"]["balance"] == 1100
     for other in (1, 2, 3):
-        seen = view.game_state(s, other, lang)
+        seen = view.game_state(s, other)
         assert not any("⚠" in a["label"] for a in seen["actions"])
         assert note not in seen["prompt"], seen["prompt"]
 
@@ -252,8 +252,8 @@ def test_between_rounds_the_page_counts_down_itself() -> None:
         events += game.stand(1)
     settled = next(e for e in events if isinstance(e, RoundSettled))
     s = _snap(game)
-    state = view.game_state(s, 2, "ru")
-    table = view.table_state(s, "ru", settled=settled)
+    state = view.game_state(s, 2)
+    table = view.table_state(s, settled=settled)
     assert table["next_round_at"] == NOW + 42
     assert table["prompt"] == plain(i18n.t("prompt-next_round", "ru"))
     assert not re.search(r"\d", table["prompt"])  # the page's countdown gives the seconds
