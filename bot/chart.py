@@ -32,7 +32,7 @@ TITLE_LIMIT = 48
 MIN_SPAN = timedelta(minutes=20)
 # Up to this span the axis shows clock times (and the day in its label), beyond it dates.
 HOURS_SPAN = timedelta(hours=36)
-# Beyond this span the ticks are months (with their years): «1 янв.» of two years would repeat.
+# Beyond this span the ticks are months (with their years): «1 Jan» of two years would repeat.
 MONTHS_SPAN = timedelta(days=200)
 # Matplotlib's caches (fonts, text layout) are not documented as thread-safe: one render at a time.
 _RENDER_LOCK = threading.Lock()
@@ -116,10 +116,9 @@ def _axis_span(times: Sequence[datetime]) -> tuple[datetime, datetime]:
 
 
 def time_axis(first: datetime, last: datetime, lang: str) -> tuple[str, str]:
-    """How the x axis reads for points from ``first`` to ``last``: ("time", label) with clock
-    times on the ticks and the day(s) in the label, ("date", label) with days on the ticks and
-    the year in the label, or ("month", label) with months and years on the ticks — one kind
-    per chart, never offsets in seconds. Times are UTC and the label says so."""
+    """The x axis for points from ``first`` to ``last``: what its ticks show ("time", "date" or
+    "month") and its label (the days, or the years; UTC) — one kind per chart, never offsets in
+    seconds."""
     if last - first <= HOURS_SPAN:
         days = format_interval(first.date(), last.date(), "MMMd", locale=lang)
         return "time", t("chart-axis_hours", lang, days=days)
@@ -135,26 +134,32 @@ def tick_label(value: float, kind: str, lang: str) -> str:
     from matplotlib import dates as mdates
 
     moment: datetime = mdates.num2date(value, tz=UTC)  # type: ignore[no-untyped-call]
-    if kind == "time":
-        if moment.hour == moment.minute == 0:
-            # Midnight names the new day: «18:00 · 2 дек. · 06:00» reads without a legend.
-            return format_skeleton("MMMd", moment, locale=lang)
+    if kind == "time" and (moment.hour or moment.minute):
         return format_time(moment, "short", tzinfo=UTC, locale=lang)
-    if kind == "date":
-        return format_skeleton("MMMd", moment, locale=lang)
-    return format_skeleton("yMMM", moment, locale=lang)
+    if kind == "month":
+        return format_skeleton("yMMM", moment, locale=lang)
+    # A day; on a time axis, a midnight names the new day: «18:00 · 2 Dec · 06:00» reads
+    # without a legend.
+    return format_skeleton("MMMd", moment, locale=lang)
 
 
-def _draw(
+@contextmanager
+def drawn(
     points: Sequence[tuple[float, int]], *, title: str, lang: str, size: tuple[int, int]
-) -> tuple[Figure, Axes]:
-    """The chart's figure, drawn onto an Agg canvas (the caller holds the render lock)."""
+) -> Iterator[tuple[Figure, Axes]]:
+    """The chart drawn onto an Agg canvas, under the render lock (the PNG's, and the axis texts
+    its tests read)."""
+    import matplotlib
     from matplotlib import dates as mdates
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+    if not points:
+        raise ValueError("no points to chart")
     width, height = size
+    if width <= 0 or height <= 0:
+        raise ValueError(f"bad size {size!r}")
     points = thin(sorted(points, key=lambda point: point[0]), width)
     times = [datetime.fromtimestamp(ts, UTC) for ts, _ in points]
     balances = [int(balance) for _, balance in points]
@@ -162,60 +167,47 @@ def _draw(
     start = balances[0]
     low, high = _axis_span(times)
     kind, axis_label = time_axis(times[0], times[-1], lang)
-
-    figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
-    FigureCanvasAgg(figure)  # attaches itself: savefig draws with Agg, no display
-    ax = figure.add_subplot()
-    ax.axhline(start, color=START, linestyle="--", linewidth=1.2, zorder=1)
-    for color, sign in ((GAIN, 1), (LOSS, -1)):
-        where = [(b - start) * sign >= 0 for b in balances]
-        ax.fill_between(
-            x, balances, start, where=where, step="post", color=color, alpha=0.15, linewidth=0
-        )
-    ax.step(
-        x,
-        balances,
-        where="post",
-        color=LINE,
-        linewidth=1.8,
-        marker="o" if len(points) <= 60 else None,
-        markersize=3.5,
-        zorder=3,
-    )
-    ax.set_xlim(_datenum(low), _datenum(high))
-    # matplotlib.dates has no type annotations.
-    locator = mdates.AutoDateLocator(tz=UTC, minticks=3, maxticks=7)  # type: ignore[no-untyped-call]
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_label(value, kind, lang)))
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: number(round(value), lang)))
-    bottom, top = min(*balances, start), max(*balances, start)
-    margin = max((top - bottom) * 0.08, abs(start) * 0.05, 5.0)
-    ax.set_ylim(bottom - margin, top + margin)
-    ax.grid(True, color="#e4e4e4", linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.set_title(clean_title(title), fontsize=14, loc="left", parse_math=False)
-    ax.set_ylabel(t("chart-axis_balance", lang), parse_math=False)
-    ax.set_xlabel(axis_label, parse_math=False)
-    figure.subplots_adjust(left=0.12, right=0.97, top=0.89, bottom=0.16)
-    return figure, ax
-
-
-@contextmanager
-def drawn(
-    points: Sequence[tuple[float, int]], *, title: str, lang: str, size: tuple[int, int]
-) -> Iterator[tuple[Figure, Axes]]:
-    """The chart drawn, under the render lock (the PNG's, and the axis texts its tests read)."""
-    import matplotlib
-
-    if not points:
-        raise ValueError("no points to chart")
-    if size[0] <= 0 or size[1] <= 0:
-        raise ValueError(f"bad size {size!r}")
     with _RENDER_LOCK, matplotlib.rc_context({"font.family": "sans-serif", "font.size": 11}):
-        yield _draw(points, title=title, lang=lang, size=size)
+        figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+        FigureCanvasAgg(figure)  # attaches itself: savefig draws with Agg, no display
+        ax = figure.add_subplot()
+        ax.axhline(start, color=START, linestyle="--", linewidth=1.2, zorder=1)
+        for color, sign in ((GAIN, 1), (LOSS, -1)):
+            where = [(b - start) * sign >= 0 for b in balances]
+            ax.fill_between(
+                x, balances, start, where=where, step="post", color=color, alpha=0.15, linewidth=0
+            )
+        ax.step(
+            x,
+            balances,
+            where="post",
+            color=LINE,
+            linewidth=1.8,
+            marker="o" if len(points) <= 60 else None,
+            markersize=3.5,
+            zorder=3,
+        )
+        ax.set_xlim(_datenum(low), _datenum(high))
+        # matplotlib.dates has no type annotations.
+        locator = mdates.AutoDateLocator(  # type: ignore[no-untyped-call]
+            tz=UTC, minticks=3, maxticks=7
+        )
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_label(value, kind, lang)))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: number(round(value), lang)))
+        bottom, top = min(*balances, start), max(*balances, start)
+        margin = max((top - bottom) * 0.08, abs(start) * 0.05, 5.0)
+        ax.set_ylim(bottom - margin, top + margin)
+        ax.grid(True, color="#e4e4e4", linewidth=0.8)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.set_title(clean_title(title), fontsize=14, loc="left", parse_math=False)
+        ax.set_ylabel(t("chart-axis_balance", lang), parse_math=False)
+        ax.set_xlabel(axis_label, parse_math=False)
+        figure.subplots_adjust(left=0.12, right=0.97, top=0.89, bottom=0.16)
+        yield figure, ax
 
 
 def render_balance_chart(

@@ -103,18 +103,15 @@ class Askers:
         try:
             init = validate(raw or "", self.key, max_age=self.max_age, clock=self.clock)
         except InitDataError as error:
-            log.info("Mini App request refused: %s", error.reason)
+            log.info("Mini App request refused: %s", error)
             raise Problem(401, "unauthorized", "app-unauthorized") from None
         self._pace(init.user.id)
         chat_id, thread_id = table_of(request.query, init.start_param)
         known = await self.rt.service.user(init.user.id)
         lang = personal(known, init.user.language_code)
-        if lang is None:
-            if chat_id is not None:
-                lang = (await self.rt.service.chat(chat_id)).language
-            else:
-                lang = self.rt.settings.default_language
-        return Asker(init, lang, chat_id, thread_id)
+        if lang is None and chat_id is not None:
+            lang = (await self.rt.service.chat(chat_id)).language
+        return Asker(init, lang or self.rt.settings.default_language, chat_id, thread_id)
 
     def _pace(self, user_id: int) -> None:
         now = self.clock()

@@ -26,19 +26,14 @@ MAX_LENGTH = 4096  # Telegram's initData is well under 1 KB; anything far longer
 
 
 class InitDataError(Exception):
-    """The string does not prove who is asking (malformed, forged, altered or too old)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """The string does not prove who is asking (malformed, forged, altered or too old); its
+    message is the reason, one word."""
 
 
 @dataclass(frozen=True, slots=True)
 class InitData:
     user: User
-    auth_date: int
     start_param: str = ""
-    chat_type: str = ""
 
 
 def secret_key(token: str) -> bytes:
@@ -88,9 +83,4 @@ def validate(
         raise InitDataError("expired")
     if auth_date > now + FUTURE_SLACK:
         raise InitDataError("from_future")
-    return InitData(
-        user=person,
-        auth_date=auth_date,
-        start_param=fields.get("start_param", ""),
-        chat_type=fields.get("chat_type", ""),
-    )
+    return InitData(person, fields.get("start_param", ""))

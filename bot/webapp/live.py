@@ -1,13 +1,8 @@
 """The Mini App's live part: the committed versions it knows, the pages open on each table and
 their event streams (Server-Sent Events: the state again at each commit of the table's game, a
-comment every :data:`PING_SECONDS`).
-
-Every version this process commits or reads reaches :meth:`Live.seen` (delivery's followers),
-which wakes the table's pages; each page then renders the newest state for its person — what
-:mod:`bot.webapp.view` shows: nobody else's hidden card before the showdown. With replicas on
-PostgreSQL a page may be served by another process than the one that committed:
-:meth:`Live._watch` reads the games saved since its last look every :data:`WATCH_SECONDS` (a job
-of the bot's scheduler) — committed state, never another process's memory.
+comment every :data:`PING_SECONDS`). With replicas on PostgreSQL a page may be served by another
+process than the one that committed: :meth:`Live._watch` reads the games saved since its last
+look — committed state, never another process's memory.
 """
 
 from __future__ import annotations
@@ -15,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -56,7 +52,7 @@ class Live:
         self._table_states: LRUCache[tuple[int, int, float | None, str, int], dict[str, Any]] = (
             LRUCache(VIEW_CACHE)
         )
-        self._streams_of: dict[int, int] = {}  # person -> event streams open
+        self._streams_of: Counter[int] = Counter()  # person -> event streams open
         self._since = 0.0  # the watch's last look, by the writers' clocks
         self._streams: set[web.StreamResponse] = set()
         self.pushed = 0  # states written to event streams (benchmarks read it)
@@ -200,7 +196,7 @@ class Live:
         try:
             asker = await self.askers.asker(request, raw)
             await self.visible(asker)
-            if self._streams_of.get(asker.init.user.id, 0) >= STREAMS_PER_PERSON:
+            if self._streams_of[asker.init.user.id] >= STREAMS_PER_PERSON:
                 raise Problem(429, "slow_down", "refusal-slow_down")
         except Problem as problem:
             return problem.answer(self.rt.settings.default_language)
@@ -216,7 +212,7 @@ class Live:
         page.set()  # the first state goes out at once
         self._streams.add(stream)
         user_id = asker.init.user.id
-        self._streams_of[user_id] = self._streams_of.get(user_id, 0) + 1
+        self._streams_of[user_id] += 1
         table: tuple[int, int] | None = None
         last: tuple[int, int, float | None] | None = None
         try:
@@ -253,10 +249,9 @@ class Live:
             pass
         finally:
             self._streams.discard(stream)
-            if self._streams_of.get(user_id, 0) <= 1:
-                self._streams_of.pop(user_id, None)
-            else:
-                self._streams_of[user_id] -= 1
+            self._streams_of[user_id] -= 1
+            if not self._streams_of[user_id]:
+                del self._streams_of[user_id]
             if table is not None:
                 pages = self._pages.get(table)
                 if pages is not None:

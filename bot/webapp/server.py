@@ -1,19 +1,15 @@
-"""The Mini App's web server: the page, the state of a table for the person asking, the live
-stream of each committed state, and the actions — in the bot's own process.
-
-Routes (under ``/app/``): the page (``index.html``, with the address of Telegram's
-``telegram-web-app.js`` filled in) and its static files; ``api/state`` (the state as JSON);
-``api/events`` (the live stream: :mod:`bot.webapp.live`); ``api/act`` (a press: the same
-service, refusals and turn clock as the chat's buttons). Who asks, and about which table, is
-:mod:`bot.webapp.asking`'s: without a valid and fresh ``initData`` the answer is 401 and nothing
-is read or changed.
+"""The Mini App's web server, in the bot's own process: the page, the state of a table for the
+person asking, the live stream (:mod:`bot.webapp.live`), and the presses — through the same
+service, refusals and turn clock as the chat's buttons.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -30,7 +26,7 @@ from bot.webapp.asking import Asker, Askers, Backend, Problem, json_response, pr
 from bot.webapp.live import Live
 
 log = logging.getLogger(__name__)
-STATIC = frozenset({"app.js", "app.css"})
+STATIC = {"app.js": "application/javascript", "app.css": "text/css"}
 MAX_BODY = 4096
 
 
@@ -52,7 +48,7 @@ class MiniApp:
         self.askers = Askers(rt, token=token, max_age=max_age, clock=clock)
         self.live = Live(rt, self.askers, clock=clock)  # delivery's follower
         index = _static("index.html").decode()
-        self.index = index.replace("{{TELEGRAM_JS}}", _attribute(telegram_js)).encode()
+        self.index = index.replace("{{TELEGRAM_JS}}", html.escape(telegram_js)).encode()
         self.files = {name: _static(name) for name in STATIC}
         self._runner: web.AppRunner | None = None
 
@@ -89,24 +85,13 @@ class MiniApp:
         raise web.HTTPFound("/app/" + (f"?{request.query_string}" if request.query_string else ""))
 
     async def _index(self, request: web.Request) -> web.Response:
-        return web.Response(
-            body=self.index,
-            content_type="text/html",
-            charset="utf-8",
-            headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
-        )
+        return _asset(self.index, "text/html")
 
     async def _file(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
         if name not in self.files:
             raise web.HTTPNotFound()
-        kind = "text/css" if name.endswith(".css") else "application/javascript"
-        return web.Response(
-            body=self.files[name],
-            content_type=kind,
-            charset="utf-8",
-            headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
-        )
+        return _asset(self.files[name], STATIC[name])
 
     def _api(
         self, body: Callable[[web.Request, Asker], Awaitable[web.Response]]
@@ -143,7 +128,7 @@ class MiniApp:
         view = await self.live.view_of(stored)
         if not await self.askers.may_see(asker, view):
             raise Problem(403, "not_member", "app-not_member")
-        asker = Asker(asker.init, lang, stored.chat_id, stored.thread_id)
+        asker = replace(asker, chat_id=stored.chat_id, thread_id=stored.thread_id)
         if act is Act.ODDS:
             return json_response({"ok": True, "toast": render.odds_text(view.game, user.id, lang)})
         actor = actor_of(user)
@@ -189,5 +174,6 @@ class MiniApp:
         return json_response(answer, 409)
 
 
-def _attribute(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+def _asset(body: bytes, kind: str) -> web.Response:
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    return web.Response(body=body, content_type=kind, charset="utf-8", headers=headers)

@@ -147,7 +147,7 @@ def test_validate_accepts_telegrams_string_and_refuses_changes() -> None:
     for reason, forged in cases.items():
         with pytest.raises(InitDataError) as caught:
             validate(forged, key)
-        assert caught.value.reason == reason
+        assert str(caught.value) == reason
     with pytest.raises(InitDataError, match="bad_hash"):
         validate(init_data("654321:" + "x" * 30, user), key)  # another bot's string
     old = init_data(TOKEN, user, auth_date=int(time.time()) - 3600)
