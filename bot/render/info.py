@@ -135,9 +135,8 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
     body = []
     for i, row in enumerate(rows):
         place = MEDALS[i] if i < len(MEDALS) else f"{i + 1}."
-        name = (
-            house_name(lang) if row.user_id == HOUSE_ID else row.name
-        )  # the house's: in the reader's language
+        # The house's name in the reader's language.
+        name = house_name(lang) if row.user_id == HOUSE_ID else row.name
         shared = {"place": place, "name": escape_name(name), "net": signed(row.net)}
         if period == "all":
             line = t("top-row", lang, balance=row.balance, rounds=row.rounds, **shared)

@@ -238,20 +238,15 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
         head.append(t("table-commitment", lang, prefix=prefix))
     in_round = game.phase in DEALT_PHASES and bool(game.hands)
     banker = round_banker(game) if in_round else game.banker
+    playing = game.order if in_round else []
     body = [_banker_line(s, banker, lang)]
-    listed = {banker}
-    if in_round:
-        for place, player in enumerate(game.order, 1):
-            body.append(_player_line(s, place, player, lang))
-            listed.add(player)
-    others = [p for p in game.players if p not in listed and p != game.banker]
-    if others:
-        if in_round:
-            names = ", ".join(bold_name(s, p) for p in others)
-            body.append(t("table-waiting_next", lang, names=names))
-        else:
-            start = len(listed)
-            body.extend(_player_line(s, start + i, p, lang) for i, p in enumerate(others))
+    body += [_player_line(s, place, p, lang) for place, p in enumerate(playing, 1)]
+    others = [p for p in game.players if p not in playing and p not in (banker, game.banker)]
+    if others and in_round:
+        names = ", ".join(bold_name(s, p) for p in others)
+        body.append(t("table-waiting_next", lang, names=names))
+    else:
+        body.extend(_player_line(s, place, p, lang) for place, p in enumerate(others, 1))
     prompt = f"{table_prompt(s, game.legal_actions(), lang)} {time_left(s, lang)}".strip()
     tail = [*news[-NEWS_LINES:], "", *(line for line in (prompt, cover_warning(s, lang)) if line)]
     text_ = fit_text(head, body, tail, lang)

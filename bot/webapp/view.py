@@ -90,7 +90,6 @@ def _seat(s: render.Snapshot, player: int, in_round: bool, banker: int | None) -
         "stake": None,
         "cards": [],
         "total": None,
-        "net": None,
         "status": "",
         "balance": _chips(s, player) if seat is not None else None,
         "leaving": bool(seat is not None and seat.leaving),
@@ -102,8 +101,6 @@ def _seat(s: render.Snapshot, player: int, in_round: bool, banker: int | None) -
         entry["cards"] = [card_json(c) for c in hand.visible_to_others()]
         if hand.revealed:
             entry["total"] = hand_value(hand.cards, game.variant).total
-        if hand.settled and game.phase is Phase.ROUND_OVER:
-            entry["net"] = hand.net
         entry["status"] = plain(render.hand_status(s, hand, lang))
     return entry
 
@@ -122,7 +119,6 @@ def _me(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
     if own is not None and game.phase in DEALT_PHASES:
         status = plain(render.hand_status(s, own, lang))
     return {
-        "id": viewer,
         "seated": True,
         "banker": viewer == game.banker,
         "stake": own.stake if own is not None and own.stake else None,
@@ -217,11 +213,7 @@ def table_state(
     seats = [_seat(s, player, in_round, banker) for player in order]
     banker_json = None
     if game.banker is not None:
-        banker_json = {
-            "id": game.banker,
-            "name": s.names.get(game.banker, str(game.banker)),
-            "bank": game.bank,
-        }
+        banker_json = {"name": s.names.get(game.banker, str(game.banker)), "bank": game.bank}
     round_no = shown_round(game)
     preset = plain(t(f"preset-{game.variant.name}-name", lang))
     if game.phase is Phase.LOBBY:
