@@ -41,10 +41,8 @@ def rules_parts(
     preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
 ) -> list[list[str]]:
     """The preset's rules for someone who never played, in parts of one phone screen each,
-    most important first: how to play (the goal, the comparison, hidden cards, a turn, the
-    bust and 21), the bank and the stakes (what a win pays, the caps and why), the deck, then
-    who banks next and how the game ends. ``variant`` may carry the chat's overrides;
-    ``running``: they are the running game's. An unknown preset: one part, the known ones."""
+    most important first. ``variant`` may carry the chat's overrides; ``running``: they are the
+    running game's. An unknown preset: one part, the known ones."""
     name = preset_name.strip().lower()
     if variant is None:
         if name not in PRESETS:
@@ -120,7 +118,6 @@ def _where(lang: str, *lines: tuple[bool, str]) -> list[str]:
 def rules_text(
     preset_name: str, lang: str, variant: Variant | None = None, *, running: bool = False
 ) -> str:
-    """/rules: :func:`rules_parts`, a blank line between the parts."""
     parts = rules_parts(preset_name, lang, variant, running=running)
     return "\n\n".join("\n".join(part) for part in parts)
 

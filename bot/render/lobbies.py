@@ -34,17 +34,15 @@ def lobby(s: Snapshot) -> Rendered:
     ]
     body = []
     for index, seat in enumerate(game.seats, 1):
-        marks = []
-        if seat.player in s.private_ok:
-            marks.append("✉")
+        marks = ["✉"] if seat.player in s.private_ok else []
         if seat.player == s.creator_id:
             marks.append(f"({t('lobby-creator', lang)})")
-        suffix = (" " + " ".join(marks)) if marks else ""
-        body.append(f"{index}. {bold_name(s, seat.player)}{suffix}")
+        body.append(" ".join([f"{index}.", bold_name(s, seat.player), *marks]))
     if not game.seats:
         body.append(t("lobby-empty", lang))
+    strangers = any(p not in s.private_ok for p in game.players)  # no private chat yet
     tail = [""]
-    if any(p not in s.private_ok for p in game.players):
+    if strangers:
         tail.append(t("lobby-private_hint", lang))
     missing = variant.min_seats - len(game.seats)
     if missing > 0:
@@ -54,7 +52,7 @@ def lobby(s: Snapshot) -> Rendered:
     else:
         tail.append(t("lobby-ready", lang))
     rows = [[game_button(o.label, s, o.act) for o in row] for row in lobby_offers(s)]
-    if s.bot_username and any(p not in s.private_ok for p in game.players):
+    if s.bot_username and strangers:
         link = deep_links.build(s.bot_username, s.game_id)  # opens the private chat
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
     rows += app_rows(s, lang, private=False)

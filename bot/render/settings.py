@@ -14,8 +14,6 @@ from storage.models import ChatSettings
 
 
 def settings_menu(settings: ChatSettings, lang: str) -> Rendered:
-    """The /settings menu, one line and one row of buttons per option of
-    `bot.settings_options.OPTIONS`."""
     chat = settings.chat_id
     lines = [t("settings-header", lang), ""]
     rows: list[list[InlineKeyboardButton]] = []

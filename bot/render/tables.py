@@ -206,14 +206,10 @@ def deck_hash_shown(game: Game) -> bool:
     """Whether the table shows the deck's hash: when the round is dealt, before anyone's first
     move (the commitment is public before a card is played), and once it is over (the round's
     message ends with the hash /verify checks). In between it would only crowd the table."""
-    if not game.shuffles:
-        return False
-    if game.phase is Phase.ROUND_OVER:
-        return True
-    if game.phase not in ROUND_PHASES:
+    if not game.shuffles or game.phase not in DEALT_PHASES:
         return False
     untouched = (HandStatus.WAITING, HandStatus.OUT)
-    return all(
+    return game.phase is Phase.ROUND_OVER or all(
         not hand.stake and hand.status in untouched
         for player, hand in game.hands.items()
         if player in game.order
@@ -221,9 +217,9 @@ def deck_hash_shown(game: Game) -> bool:
 
 
 def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
-    """The live table message of the group: the round, the banker's row, a row per player,
-    the news of the turn (``news``, from :func:`announce`), then what the table waits for.
-    Every line but the players' rows fits a phone's message bubble (tests/bot/test_glance.py)."""
+    """The live table message of the group, with the news of the turn (``news``, from
+    :func:`announce`). Every line but the players' rows fits a phone's message bubble
+    (tests/bot/test_glance.py)."""
     game, lang = s.game, s.lang
     preset = preset_label(game.variant.name, lang)
     round_no = shown_round(game)

@@ -49,7 +49,6 @@ def validate(
     clock: Callable[[], float] = time.time,
 ) -> InitData:
     """The fields of a genuine, fresh ``initData``; raises :class:`InitDataError` otherwise.
-
     ``key`` is :func:`secret_key` of the bot's token (worked out once, not per request)."""
     if not raw or len(raw) > MAX_LENGTH:
         raise InitDataError("missing" if not raw else "too_long")

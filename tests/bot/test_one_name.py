@@ -13,6 +13,7 @@ from fluent.syntax import FluentParser
 from fluent.syntax import ast as fl
 
 from bot import commands, i18n, render
+from bot.render.info import rules_parts
 from rules.variants import PRESETS, with_overrides
 from tests.bot.conftest import PHONE_ROWS, phone_rows, plain
 from tests.rules.helpers import table
@@ -31,7 +32,7 @@ def _rules(preset: str, lang: str) -> str:
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("lang", LANGS)
 def test_rules_teach_someone_who_never_played(preset: str, lang: str) -> None:
-    parts = [[plain(line) for line in part] for part in render.rules_parts(preset, lang)]
+    parts = [[plain(line) for line in part] for part in rules_parts(preset, lang)]
     text = _rules(preset, lang)
     assert text == "\n\n".join("\n".join(part) for part in parts)
     # One phone screen per part (bot.render.info: PHONE_ROWS rows of PHONE_COLUMNS).
@@ -86,7 +87,7 @@ def test_the_running_games_rules_with_the_chats_settings_fit_too(preset: str, la
     """/rules during a game adds a note under the header (the running game's, the chat's
     settings): the first part still fits its screen."""
     variant = with_overrides(PRESETS[preset], {"bust_fine_percent": 50, "max_seats": 10})
-    parts = render.rules_parts(preset, lang, variant, running=True)
+    parts = rules_parts(preset, lang, variant, running=True)
     assert plain(i18n.t("rules-chat_overrides", lang)) in plain(parts[0][0])
     for part in parts:
         assert phone_rows(plain("\n".join(part))) <= PHONE_ROWS, part[0]

@@ -12,7 +12,16 @@ from telegram import InlineKeyboardMarkup
 from bot import i18n, render
 from bot.callbacks import Act, parse_game, parse_setting
 from bot.commands import COMMANDS, sections
-from bot.render.common import fit_text
+from bot.render.common import (
+    MAX_ALERT,
+    MAX_TEXT,
+    bank_amounts,
+    cards_text,
+    fit_text,
+    nice_floor,
+    stake_amounts,
+)
+from bot.render.info import rules_parts
 from bot.settings_options import OPTIONS
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
@@ -50,7 +59,7 @@ def valid_html(text: str) -> None:
     checker.close()
     assert not checker.stack
     assert '<b>&"x"' not in text and '&"x' not in text
-    assert len(text) <= render.MAX_TEXT
+    assert len(text) <= MAX_TEXT
 
 
 def snap(game: Game, *, lang: str = "ru", version: int = 5, names: dict[int, str] | None = None):
@@ -196,7 +205,7 @@ def check_state(s: render.Snapshot, events: list[Event]) -> None:
                 else:
                     assert private.markup is None
                 alert = render.peek(ls, player, lang)
-                assert len(alert) <= render.MAX_ALERT
+                assert len(alert) <= MAX_ALERT
         for event in events:
             if isinstance(event, RoundSettled):
                 res = render.result(ls, event)
@@ -387,13 +396,13 @@ def test_big_table_fits() -> None:
         for p in game.players:
             valid_html(render.hand(s, p, "en").text)
         default_policy(game)
-    assert len(render.table(snap(game, names=long_names)).text) <= render.MAX_TEXT
+    assert len(render.table(snap(game, names=long_names)).text) <= MAX_TEXT
 
 
 def test_fit_drops_lines_gracefully() -> None:
     body = [f"<b>{i}</b>" + "x" * 500 for i in range(20)]
     text = fit_text(["head"], body, ["tail"], "ru")
-    assert len(text) <= render.MAX_TEXT and "… и ещё" in text and text.endswith("tail")
+    assert len(text) <= MAX_TEXT and "… и ещё" in text and text.endswith("tail")
     valid_html(text)
 
 
@@ -462,7 +471,7 @@ def test_refusals_short_and_filled(lang: str) -> None:
     for code in [*ERROR_CODES, *BOT_CODES, "something_new"]:
         for p in (params, {}):
             text = render.refusal(code, p, lang)
-            assert text and len(text) <= render.MAX_ALERT
+            assert text and len(text) <= MAX_ALERT
             assert "{" not in text
     assert render.refusal("bad_amount", params, "ru") == "Ставка — целое число от 1 до 150."
     assert "1" in render.refusal("amount_out_of_range", params, lang)
@@ -475,7 +484,7 @@ def test_peek_is_short_with_many_cards(lang: str) -> None:
     game = table_game("twodecks104", seats=2)
     game.start()
     for p in game.players:
-        assert len(render.peek(snap(game), p, lang)) <= render.MAX_ALERT
+        assert len(render.peek(snap(game), p, lang)) <= MAX_ALERT
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -484,7 +493,7 @@ def test_rules_text(preset: str, lang: str) -> None:
     text = render.rules_text(preset, lang)
     valid_html(text)
     # Each part one phone screen.
-    for part in render.rules_parts(preset, lang):
+    for part in rules_parts(preset, lang):
         assert phone_rows(plain("\n".join(part))) <= PHONE_ROWS
     assert "{" not in text
     assert "/rules" in render.rules_text("nonsense", lang) or "classic36" in render.rules_text(
@@ -551,7 +560,7 @@ def test_card() -> None:
     for key in ("btn-hit", "lobby-header", "table-header_first"):
         for lang in ("ru", "en"):
             assert joker not in i18n.t(key, lang, preset="x"), key
-    assert render.cards_text([Card.parse("10S"), Card.parse("X2"), None]) == "10♠ ★ 🂠"
+    assert cards_text([Card.parse("10S"), Card.parse("X2"), None]) == "10♠ ★ 🂠"
 
 
 def test_handler_keys_exist_in_both_languages() -> None:
@@ -568,10 +577,10 @@ def test_handler_keys_exist_in_both_languages() -> None:
 
 
 def test_quick_amounts_are_round_numbers() -> None:
-    assert render.bank_amounts(1050) == [100, 250, 500, 1050]  # not 105, 262, 525
-    assert render.stake_amounts(1, 1000) == [1, 100, 250, 500, 1000]
-    assert render.stake_amounts(10, 75) == [10, 15, 30, 75]
-    assert [render.nice_floor(n) for n in (0, 7, 37, 105, 262, 525, 999, 12_345)] == [
+    assert bank_amounts(1050) == [100, 250, 500, 1050]  # not 105, 262, 525
+    assert stake_amounts(1, 1000) == [1, 100, 250, 500, 1000]
+    assert stake_amounts(10, 75) == [10, 15, 30, 75]
+    assert [nice_floor(n) for n in (0, 7, 37, 105, 262, 525, 999, 12_345)] == [
         0,
         7,
         30,
@@ -584,12 +593,12 @@ def test_quick_amounts_are_round_numbers() -> None:
     round_ = {m * 10**k for m in (10, 15, 20, 25, 30, 40, 50, 60, 75, 80) for k in range(6)}
     for maximum in range(1, 5000, 7):
         for minimum in (1, 10):
-            picks = render.stake_amounts(minimum, maximum)
+            picks = stake_amounts(minimum, maximum)
             assert picks == sorted(set(picks))
             assert all(minimum <= a <= maximum for a in picks)
             # Every quick amount but the two ends is round.
             assert all(a < 10 or a in round_ for a in picks if a not in (minimum, maximum))
-        picks = render.bank_amounts(maximum)
+        picks = bank_amounts(maximum)
         assert picks[-1] == maximum and all(a < 10 or a in round_ for a in picks[:-1])
 
 
