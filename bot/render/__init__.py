@@ -8,15 +8,7 @@ private hand as ``visible_to_owner``.
 
 from __future__ import annotations
 
-from bot.render.common import (
-    JOKER,
-    Offer,
-    Rendered,
-    Snapshot,
-    action_offers,
-    card,
-    text,
-)
+from bot.render.common import JOKER, Rendered, Snapshot, card, text
 from bot.render.hands import hand, odds_alert, odds_text, peek
 from bot.render.info import (
     balance,
@@ -28,41 +20,29 @@ from bot.render.info import (
     rules_text,
     stats,
 )
-from bot.render.lobbies import lobby, lobby_offers
+from bot.render.lobbies import lobby
 from bot.render.outcomes import replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
 from bot.render.settings import settings_menu
-from bot.render.tables import (
-    announce,
-    cover_warning,
-    hand_status,
-    table,
-    table_prompt,
-    turn_mention,
-)
+from bot.render.tables import announce, table, turn_mention
 
 __all__ = [
     "JOKER",
-    "Offer",
     "Rendered",
     "Snapshot",
-    "action_offers",
     "announce",
     "balance",
     "balances",
     "card",
     "chart_caption",
     "chart_title",
-    "cover_warning",
     "end_confirm",
     "end_not_yours",
     "hand",
-    "hand_status",
     "help_text",
     "leaderboard",
     "lobby",
-    "lobby_offers",
     "odds_alert",
     "odds_text",
     "peek",
@@ -75,7 +55,6 @@ __all__ = [
     "settings_menu",
     "stats",
     "table",
-    "table_prompt",
     "text",
     "toast",
     "turn_mention",

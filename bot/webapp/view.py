@@ -15,9 +15,10 @@ from typing import Any
 from bot import render
 from bot.callbacks import Act
 from bot.i18n import t
-from bot.render.common import DEALT_PHASES, ROUND_PHASES, TIMED_PHASES
+from bot.render.common import DEALT_PHASES, ROUND_PHASES, TIMED_PHASES, Offer, action_offers
 from bot.render.hands import owner_total
-from bot.render.tables import round_banker, shown_round
+from bot.render.lobbies import lobby_offers
+from bot.render.tables import cover_warning, hand_status, round_banker, shown_round, table_prompt
 from rules.cards import Card
 from rules.events import RoundSettled
 from rules.scoring import hand_value
@@ -101,7 +102,7 @@ def _seat(s: render.Snapshot, player: int, in_round: bool, banker: int | None) -
         entry["cards"] = [card_json(c) for c in hand.visible_to_others()]
         if hand.revealed:
             entry["total"] = hand_value(hand.cards, game.variant).total
-        entry["status"] = plain(render.hand_status(s, hand, lang))
+        entry["status"] = plain(hand_status(s, hand, lang))
     return entry
 
 
@@ -117,7 +118,7 @@ def _me(s: render.Snapshot, viewer: int) -> dict[str, Any] | None:
         cards = [{"dark": True} if c is None else card_json(c) for c in own.visible_to_owner()]
         total_text = plain(owner_total(game, own, lang))
     if own is not None and game.phase in DEALT_PHASES:
-        status = plain(render.hand_status(s, own, lang))
+        status = plain(hand_status(s, own, lang))
     return {
         "seated": True,
         "banker": viewer == game.banker,
@@ -139,20 +140,20 @@ def _actions(s: render.Snapshot, viewer: int) -> list[dict[str, Any]]:
     if game.phase is Phase.ENDED:
         return []
     if game.phase is Phase.LOBBY:
-        rows = render.lobby_offers(s)
+        rows = lobby_offers(s)
         allowed = {Act.LEAVE, Act.START} if seated else {Act.JOIN}
         if viewer == s.creator_id:
             allowed.add(Act.CANCEL)
     elif legal.actor == viewer and legal.phase in TIMED_PHASES and not s.paused:
-        rows = render.action_offers(s, peek=False)  # the private hand's
+        rows = action_offers(s, peek=False)  # the private hand's
         allowed = set(PAGE_ACTS)
     else:
-        rows = render.action_offers(s, peek=False)  # the table's
+        rows = action_offers(s, peek=False)  # the table's
         if seated:
             allowed = {Act.NEXT, Act.RESUME} | ({Act.PASS} if viewer == game.banker else set())
         else:
             # Mid-game a newcomer sits down for the next round (the chat's /join does the same).
-            rows = [*rows, [render.Offer(Act.JOIN, t("btn-join", s.lang))]]
+            rows = [*rows, [Offer(Act.JOIN, t("btn-join", s.lang))]]
             allowed = {Act.JOIN}
     return [
         {"act": offer.act.value, "label": offer.label, "amount": offer.amount, "version": s.version}
@@ -180,7 +181,7 @@ def _prompt(s: render.Snapshot) -> str:
     page's own countdown (``next_round_at``) instead of a number that would go stale."""
     if _next_round_at(s) is not None:
         return plain(t("prompt-next_round", s.lang))
-    return plain(render.table_prompt(s, s.game.legal_actions(), s.lang))
+    return plain(table_prompt(s, s.game.legal_actions(), s.lang))
 
 
 def _next_round_at(s: render.Snapshot) -> float | None:
@@ -260,7 +261,7 @@ def game_state(
     prompt = shared["prompt"]
     if any(action["act"] == Act.BET.value for action in actions):
         # The ⚠ of a stake button is explained beside it, to whoever is offered it.
-        warning = plain(render.cover_warning(s, s.lang))
+        warning = plain(cover_warning(s, s.lang))
         prompt = f"{prompt} · {warning}" if warning else prompt
     return shared | {
         "seats": seats,
