@@ -171,8 +171,7 @@ def bank_amounts(maximum: int) -> list[int]:
     maximum, deduplicated, each ≤ maximum."""
     if maximum < 1:
         return []
-    picks = {max(1, nice_floor(maximum * p // 100)) for p in (10, 25, 50)} | {maximum}
-    return sorted(a for a in picks if 1 <= a <= maximum)
+    return sorted({max(1, nice_floor(maximum * p // 100)) for p in (10, 25, 50)} | {maximum})
 
 
 def stake_amounts(minimum: int, maximum: int) -> list[int]:
@@ -180,10 +179,8 @@ def stake_amounts(minimum: int, maximum: int) -> list[int]:
     maximum, deduplicated."""
     if maximum < minimum or maximum < 1:
         return []
-    picks = {minimum, maximum} | {
-        max(minimum, nice_floor(maximum * p // 100)) for p in (10, 25, 50)
-    }
-    return sorted(a for a in picks if minimum <= a <= maximum)
+    picks = {max(minimum, nice_floor(maximum * p // 100)) for p in (10, 25, 50)}
+    return sorted(picks | {minimum, maximum})
 
 
 # ---------------------------------------------------------------------- keyboards

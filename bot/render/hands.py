@@ -70,13 +70,12 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
     else:
         lines.append(t("hand-balance", lang, balance=seat.balance))
-    banker = round_banker(game) if game.hands else None
-    if banker is not None and banker != player and banker in game.hands:
-        banker_hand = game.hands[banker]
-        if banker_hand.cards and game.phase in DEALT_PHASES:
+    banker = round_banker(game)
+    if banker is not None and banker != player and game.phase in DEALT_PHASES:
+        banker_hand = game.hands.get(banker)
+        if banker_hand is not None and banker_hand.cards:
             cards = public_cards(s, banker_hand, lang)
-            name = bold_name(s, banker, lang)
-            lines.append(t("hand-banker_card", lang, name=name, cards=cards))
+            lines.append(t("hand-banker_card", lang, name=bold_name(s, banker, lang), cards=cards))
     if game.bottom is not None and game.phase in ROUND_PHASES:
         lines.append(t("hand-bottom", lang, card=card(game.bottom)))
     legal = game.legal_actions()

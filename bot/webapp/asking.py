@@ -2,8 +2,7 @@
 
 Every API request carries Telegram's ``initData`` (header ``Authorization: tma <initData>``, or
 ``auth=`` for the event stream, which cannot set headers): without a valid and fresh one the
-answer is 401 and nothing is read or changed. A person's requests are paced
-(:data:`REQUESTS_PER_WINDOW` in :data:`WINDOW_SECONDS`, else 429).
+answer is 401 and nothing is read or changed. A person's requests are paced (else 429).
 
 Which table: ``chat`` (and ``thread``) in the query, else the start parameter of a direct link
 (``c<chat id>`` or ``c<chat id>t<thread id>``), else the game the person sits in. Only a person
@@ -26,7 +25,7 @@ from telegram.error import TelegramError
 
 from bot import deep_links, render
 from bot.actions import Actions
-from bot.callbacks import ACT_COMMANDS, Act
+from bot.callbacks import Act
 from bot.delivery import Delivery
 from bot.game_state import View
 from bot.languages import personal
@@ -35,6 +34,7 @@ from bot.scheduler import Scheduler
 from bot.service import GameService
 from bot.settings import Settings
 from bot.webapp.init_data import InitData, InitDataError, secret_key, validate
+from bot.webapp.view import PAGE_ACTS
 
 log = logging.getLogger(__name__)
 # A person's requests (states, presses, streams opened) in any rolling window: a page makes a
@@ -43,7 +43,6 @@ REQUESTS_PER_WINDOW = 40
 WINDOW_SECONDS = 10.0
 MEMBER_SECONDS = 60.0  # how long Telegram's answer to "is this person in the group" is trusted
 MEMBER_CACHE = 20_000
-PAGE_ACTS = frozenset(ACT_COMMANDS) | {Act.ODDS}
 MEMBERS = frozenset(
     {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.MEMBER}
 )
@@ -160,8 +159,7 @@ def table_of(query: Any, start_param: str) -> tuple[int | None, int]:
             return int(chat), max(0, thread)
         except ValueError:
             raise Problem(400, "bad_request", "app-bad_request") from None
-    found = deep_links.app_table(start_param)
-    return found if found is not None else (None, 0)
+    return deep_links.app_table(start_param) or (None, 0)
 
 
 def press_of(body: Any) -> tuple[int, int, Act, int | None] | None:
