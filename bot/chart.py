@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 from babel.dates import format_interval, format_skeleton, format_time
@@ -80,22 +81,18 @@ def thin(points: Sequence[tuple[float, int]], buckets: int) -> list[tuple[float,
         return list(points)
     first, last = points[0][0], points[-1][0]
     span = (last - first) or 1.0
-    kept: list[int] = []
-    bucket_of = None
-    low = high = 0
-    for i, (ts, balance) in enumerate(points):
-        bucket = min(int((ts - first) / span * buckets), buckets - 1)
-        if bucket != bucket_of:
-            if bucket_of is not None:
-                kept.extend(sorted({low, high, i - 1}))
-            kept.append(i)
-            bucket_of, low, high = bucket, i, i
-        elif balance < points[low][1]:
-            low = i
-        elif balance > points[high][1]:
-            high = i
-    kept.extend(sorted({low, high, len(points) - 1}))
-    return [points[i] for i in sorted(set(kept))]
+
+    def bucket(i: int) -> int:
+        return min(int((points[i][0] - first) / span * buckets), buckets - 1)
+
+    def balance(i: int) -> int:
+        return points[i][1]
+
+    kept: set[int] = set()
+    for _, group in groupby(range(len(points)), key=bucket):
+        slice_ = list(group)
+        kept |= {slice_[0], min(slice_, key=balance), max(slice_, key=balance), slice_[-1]}
+    return [points[i] for i in sorted(kept)]
 
 
 def _datenum(moment: datetime) -> float:
@@ -188,7 +185,6 @@ def drawn(
             zorder=3,
         )
         ax.set_xlim(_datenum(low), _datenum(high))
-        # matplotlib.dates has no type annotations.
         locator = mdates.AutoDateLocator(  # type: ignore[no-untyped-call]
             tz=UTC, minticks=3, maxticks=7
         )
