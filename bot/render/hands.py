@@ -94,11 +94,8 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
     elif legal.actor is not None and legal.phase in TIMED_PHASES:
         lines.append(t("hand-waiting_for", lang, name=bold_name(s, legal.actor, lang)))
     text_ = "\n".join(line for line in lines if line)
-    app = app_rows(s, lang, private=True)
-    if not mine:
-        return Rendered(text_, inline_markup(app))
-    own_lang = replace(s, lang=lang)
-    return Rendered(text_, inline_markup([*action_rows(own_lang, peek=False), *app]))
+    rows = action_rows(replace(s, lang=lang), peek=False) if mine else []
+    return Rendered(text_, inline_markup([*rows, *app_rows(s, lang, private=True)]))
 
 
 def peek(s: Snapshot, player: int, lang: str) -> str:

@@ -1,9 +1,6 @@
 """What a person is told of his own action (:mod:`bot.outcomes`), written once for every front
-end: the toast or alert of a pressed button in the chat and the toast of the Mini App's press
-(:func:`toast`), and the lines a typed command adds in the chat (:func:`replies`).
-
-A toast is plain text (no HTML) of at most 200 characters; ``url`` is where the chat's answer
-sends the presser (the private chat with the bot), which the page shows as a link.
+end: the toast of a press, in the chat or the Mini App (plain text, no HTML, at most 200
+characters), and the lines a typed command adds in the chat.
 """
 
 from __future__ import annotations
@@ -67,9 +64,8 @@ def _joined(result: Joined, lang: str, bot_username: str) -> Toast:
 
 
 def replies(result: Result, lang: str, name: str) -> list[str]:
-    """What a typed command adds in the chat besides the table (HTML): a refusal says why, a
-    refilled seat says so (his chips came back), a seat taken mid-round says when he plays.
-    ``name`` is the person's display name (raw: escaped here)."""
+    """What a typed command adds in the chat besides the table (HTML); ``name`` is the person's
+    display name (raw: escaped here)."""
     if isinstance(result, Refusal):
         return [refusal(result.code, result.params, lang)]
     if not isinstance(result, Joined):

@@ -55,11 +55,9 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     ``next_note=False`` leaves the countdown to a page that shows it ticking (the Mini App)."""
     game, lang = s.game, s.lang
     head = [t("result-header", lang, round=settled.round_no)]
-    banker_cards = codes_text(settled.banker_cards) or t("table-no_cards", lang)
+    cards = codes_text(settled.banker_cards) or t("table-no_cards", lang)
     name = bold_name(s, settled.banker)
-    banker_line = t(
-        "result-banker", lang, name=name, cards=banker_cards, total=settled.banker_total
-    )
+    banker_line = t("result-banker", lang, name=name, cards=cards, total=settled.banker_total)
     if settled.banker_bust:
         banker_line += " · " + t("result-bust", lang)
     head.append(banker_line)

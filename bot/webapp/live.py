@@ -253,9 +253,8 @@ class Live:
             if not self._streams_of[user_id]:
                 del self._streams_of[user_id]
             if table is not None:
-                pages = self._pages.get(table)
-                if pages is not None:
-                    pages.discard(page)
-                    if not pages:
-                        del self._pages[table]
+                pages = self._pages[table]  # (this page is in it: nobody else removed it)
+                pages.discard(page)
+                if not pages:
+                    del self._pages[table]
         return stream

@@ -186,9 +186,7 @@ def _prompt(s: render.Snapshot) -> str:
 
 def _next_round_at(s: render.Snapshot) -> float | None:
     """When the next round deals itself (None: not between rounds, or the table is paused)."""
-    if s.game.phase is not Phase.ROUND_OVER or s.paused:
-        return None
-    return s.deadline
+    return s.deadline if s.game.phase is Phase.ROUND_OVER and not s.paused else None
 
 
 def table_state(
@@ -252,9 +250,8 @@ def table_state(
 def game_state(
     s: render.Snapshot, viewer: int, table: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The game as ``viewer`` may see it: the table (``table``, from :func:`table_state` of
-    the same snapshot, or worked out now), their own hand, the turn as it concerns them, and
-    the buttons they may press."""
+    """The game as ``viewer`` may see it; ``table`` is :func:`table_state` of the same snapshot
+    (worked out now when not given)."""
     shared = table if table is not None else table_state(s)
     seats = [seat | {"me": True} if seat["id"] == viewer else seat for seat in shared["seats"]]
     actions = _actions(s, viewer)
