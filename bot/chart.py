@@ -37,6 +37,10 @@ HOURS_SPAN = timedelta(hours=36)
 MONTHS_SPAN = timedelta(days=200)
 # Matplotlib's caches (fonts, text layout) are not documented as thread-safe: one render at a time.
 _RENDER_LOCK = threading.Lock()
+LINE = "#1f6fb2"
+START = "#777777"
+GAIN = "#2e9e4f"
+LOSS = "#d0453f"
 
 
 @cache
@@ -44,12 +48,6 @@ def available() -> bool:
     """matplotlib is installed (the chart extra, `pip install 'ochko-bot[chart]'`): without it
     /chart answers so instead of drawing. Looked up, not imported (the import is slow)."""
     return importlib.util.find_spec("matplotlib") is not None
-
-
-LINE = "#1f6fb2"
-START = "#777777"
-GAIN = "#2e9e4f"
-LOSS = "#d0453f"
 
 
 @cache

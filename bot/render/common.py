@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
@@ -28,7 +27,6 @@ ROUND_PHASES = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
 DEALT_PHASES = (*ROUND_PHASES, Phase.ROUND_OVER)  # the round's hands are on the table
 TIMED_PHASES = (Phase.BANK, Phase.STAKE, Phase.DRAW, Phase.BANKER)
 MEDALS = ("🥇", "🥈", "🥉")
-_Item = TypeVar("_Item")
 
 
 @dataclass(frozen=True)
@@ -130,11 +128,9 @@ def fit_text(head: list[str], body: list[str], tail: list[str], lang: str) -> st
     return clip("\n".join([*head, *tail]), MAX_TEXT)
 
 
-def game_button(
-    label: str, s: Snapshot, act: Act, amount: int | None = None
-) -> InlineKeyboardButton:
-    data = GameButton(s.game_id, s.version, act, amount).encode()
-    return InlineKeyboardButton(label, callback_data=data)
+def game_button(s: Snapshot, offer: Offer) -> InlineKeyboardButton:
+    data = GameButton(s.game_id, s.version, offer.act, offer.amount).encode()
+    return InlineKeyboardButton(offer.label, callback_data=data)
 
 
 def inline_markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup | None:
@@ -142,7 +138,7 @@ def inline_markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarku
     return InlineKeyboardMarkup(rows) if rows else None
 
 
-def _chunks(items: list[_Item], size: int) -> list[list[_Item]]:
+def _chunks(items: list[Offer], size: int) -> list[list[Offer]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -239,10 +235,7 @@ def action_offers(s: Snapshot, *, peek: bool) -> list[list[Offer]]:
 
 
 def action_rows(s: Snapshot, *, peek: bool) -> list[list[InlineKeyboardButton]]:
-    return [
-        [game_button(o.label, s, o.act, o.amount) for o in row]
-        for row in action_offers(s, peek=peek)
-    ]
+    return [[game_button(s, offer) for offer in row] for row in action_offers(s, peek=peek)]
 
 
 def app_rows(s: Snapshot, lang: str, *, private: bool) -> list[list[InlineKeyboardButton]]:

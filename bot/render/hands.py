@@ -104,10 +104,9 @@ def peek(s: Snapshot, player: int, lang: str) -> str:
     own = game.hands.get(player)
     if own is None or not game.is_seated(player) or game.phase in (Phase.LOBBY, Phase.ENDED):
         return t("peek-not_playing", lang)
-    if own.status is HandStatus.OUT and not own.cards:
-        return t("peek-not_playing", lang)
     if not own.cards:
-        return clip(t("peek-no_cards", lang))
+        key = "peek-not_playing" if own.status is HandStatus.OUT else "peek-no_cards"
+        return clip(t(key, lang))
     seen = own.visible_to_owner()
     total = hand_value([c for c in seen if c is not None], game.variant).total
     key = "peek-cards_dark" if None in seen else "peek-cards"

@@ -51,7 +51,7 @@ def lobby(s: Snapshot) -> Rendered:
         tail.append(t("lobby-full", lang))
     else:
         tail.append(t("lobby-ready", lang))
-    rows = [[game_button(o.label, s, o.act) for o in row] for row in lobby_offers(s)]
+    rows = [[game_button(s, offer) for offer in row] for row in lobby_offers(s)]
     if s.bot_username and strangers:
         link = deep_links.build(s.bot_username, s.game_id)  # opens the private chat
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])

@@ -29,8 +29,6 @@ from rules.events import RevealedShuffle, RoundSettled, SessionEnded
 from rules.fairness import verify_commitment, verify_deal
 from rules.table import Phase
 
-# ---------------------------------------------------------------------- showdown
-
 
 def _payment(stake: int, net: int, outcome: str, lang: str, due: int = 0) -> str:
     if net > 0 and due > net:
@@ -110,9 +108,6 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     # A paused table carries the buttons itself.
     rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
     return Rendered(text_, inline_markup(rows))
-
-
-# ---------------------------------------------------------------------- provably fair deck
 
 
 def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:

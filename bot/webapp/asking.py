@@ -155,8 +155,7 @@ def table_of(query: Any, start_param: str) -> tuple[int | None, int]:
     chat = query.get("chat")
     if chat:
         try:
-            thread = int(query.get("thread") or 0)
-            return int(chat), max(0, thread)
+            return int(chat), max(0, int(query.get("thread") or 0))
         except ValueError:
             raise Problem(400, "bad_request", "app-bad_request") from None
     return deep_links.app_table(start_param) or (None, 0)

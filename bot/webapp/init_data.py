@@ -20,8 +20,7 @@ from urllib.parse import parse_qsl
 from telegram import User
 
 DEFAULT_MAX_AGE = 86_400  # seconds: a page opened today may act until tomorrow
-# A client's clock may run a little ahead of the server's.
-FUTURE_SLACK = 300
+FUTURE_SLACK = 300  # seconds: a client's clock may run a little ahead of the server's
 MAX_LENGTH = 4096  # Telegram's initData is well under 1 KB; anything far longer is not it
 
 

@@ -192,9 +192,8 @@ class Live:
     # ---------------------------------------------------------------- the event stream
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        raw = request.query.get("auth")
         try:
-            asker = await self.askers.asker(request, raw)
+            asker = await self.askers.asker(request, request.query.get("auth"))
             await self.visible(asker)
             if self._streams_of[asker.init.user.id] >= STREAMS_PER_PERSON:
                 raise Problem(429, "slow_down", "refusal-slow_down")

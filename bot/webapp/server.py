@@ -131,11 +131,10 @@ class MiniApp:
         asker = replace(asker, chat_id=stored.chat_id, thread_id=stored.thread_id)
         if act is Act.ODDS:
             return json_response({"ok": True, "toast": render.odds_text(view.game, user.id, lang)})
-        actor = actor_of(user)
         # Pressed at the table itself (origin): the page shows only a table its person sees.
         command = Command(ACT_COMMANDS[act], amount)
         result = await self.rt.actions.act(
-            Request(game_id, actor, command, button_version=version, origin=stored.chat_id)
+            Request(game_id, actor_of(user), command, button_version=version, origin=stored.chat_id)
         )
         said = render.toast(
             result,

@@ -224,8 +224,7 @@ def table_state(
     if settled is not None and game.phase in (Phase.ROUND_OVER, Phase.ENDED):
         shown = render.result(s, settled, next_note=False).text
         lines = [line for raw in shown.split("\n") if (line := plain(raw)).strip()]
-        if lines:
-            result = {"title": lines[0], "lines": lines[1:]}
+        result = {"title": lines[0], "lines": lines[1:]}  # (a result has its header)
     notes = [plain(note) for note in render.announce(s, news)][-NEWS_SHOWN:]
     if end_note:
         notes.append(plain(end_note))
