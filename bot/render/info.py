@@ -31,8 +31,7 @@ def help_text(
     start = t("help-start_private" if private else "help-start", lang)  # there: «come here»
     lines = [header, start, t("help-rules", lang)]
     for title, entries in sections:
-        lines.extend(["", title])
-        lines.extend(f"/{name} — {desc}" for name, desc in entries)
+        lines += ["", title, *(f"/{name} — {desc}" for name, desc in entries)]
     lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
 

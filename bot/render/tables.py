@@ -223,9 +223,8 @@ def table(s: Snapshot, news: Sequence[str] = ()) -> Rendered:
     game, lang = s.game, s.lang
     preset = preset_label(game.variant.name, lang)
     round_no = shown_round(game)
-    head = [
-        t("table-header" if round_no else "table-header_first", lang, round=round_no, preset=preset)
-    ]
+    key = "table-header" if round_no else "table-header_first"
+    head = [t(key, lang, round=round_no, preset=preset)]
     if game.bottom is not None and game.phase in ROUND_PHASES:
         head.append(t("table-bottom", lang, card=card(game.bottom)))
     if deck_hash_shown(game):

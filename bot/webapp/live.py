@@ -32,6 +32,7 @@ PING_SECONDS = 15.0  # a comment on an idle stream, so proxies and phones keep i
 WATCH_SECONDS = 0.1  # how often replicas look for games other processes saved
 WATCH = ("miniapp_watch",)  # its key on the scheduler
 VIEW_CACHE = 4096
+_StateKey = tuple[int, int, float | None, str, int]
 
 
 class Live:
@@ -49,9 +50,8 @@ class Live:
         self.views: LRUCache[int, View] = LRUCache(VIEW_CACHE)
         self._tables: dict[tuple[int, int], int] = {}  # (chat, thread) -> its newest game
         self._settled: LRUCache[int, RoundSettled] = LRUCache(VIEW_CACHE)
-        self._table_states: LRUCache[tuple[int, int, float | None, str, int], dict[str, Any]] = (
-            LRUCache(VIEW_CACHE)
-        )
+        # (game, version, deadline, language, second) -> what everyone at that table sees
+        self._table_states: LRUCache[_StateKey, dict[str, Any]] = LRUCache(VIEW_CACHE)
         self._streams_of: Counter[int] = Counter()  # person -> event streams open
         self._since = 0.0  # the watch's last look, by the writers' clocks
         self._streams: set[web.StreamResponse] = set()

@@ -1,7 +1,8 @@
 """What one person's Mini App shows of a game, as JSON, in the snapshot's language. A pure view
 made of :mod:`bot.render`'s pieces: the texts are the chat's, HTML turned into plain text, since
-the page puts every string in with ``textContent``. The hidden-card rule is the group's, decided
-here on what the server sends, never left to the page.
+the page puts every string in with ``textContent``. Every hand but the viewer's is
+:meth:`~rules.table.Hand.visible_to_others`, the viewer's own ``visible_to_owner`` — decided here,
+on what the server sends, never left to the page.
 """
 
 from __future__ import annotations
