@@ -1,7 +1,7 @@
 """The bot's words: Fluent message catalogs per language, loaded once, and locale formats.
 
 The texts live in ``bot/locales/<lang>/*.ftl`` (Project Fluent). Fluent was chosen over gettext
-because Russian needs more than one plural per message («3 игрока по 2 карты») and the plural
+because Russian needs more than one plural per message (players and cards in one) and the plural
 choice belongs to the translator, inside the message, with CLDR's categories (one/few/many/other
 in Russian): gettext's ``ngettext`` carries one count per message and puts the choice in the code.
 Numbers passed as ``int`` are formatted per locale by Babel through Fluent (``1 944`` in Russian,
