@@ -10,7 +10,8 @@ raises its result, so every caller (the chat, the Mini App, a script) hears the 
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Concatenate, ParamSpec, TypeVar
 
 from rules.errors import (
     AlreadyLeaving,
@@ -29,40 +30,20 @@ from rules.errors import (
     WrongPhase,
     YourDraw,
 )
-from rules.table import Phase, Seat
-from rules.variants import BankMode, Variant
+from rules.state import GameState
+from rules.table import IN_ROUND, Phase
+from rules.variants import BankMode
 
+G = TypeVar("G", bound=GameState)
+P = ParamSpec("P")
 
-class Table(Protocol):
-    """What the reason of a refusal is read from (a game's state, :mod:`rules.state`)."""
-
-    @property
-    def variant(self) -> Variant: ...
-    @property
-    def phase(self) -> Phase: ...
-    @property
-    def banker(self) -> int | None: ...
-    @property
-    def bank(self) -> int: ...
-    @property
-    def turn(self) -> int | None: ...
-    @property
-    def banker_rounds(self) -> int: ...
-    def is_seated(self, player: int) -> bool: ...
-    def seat(self, player: int) -> Seat: ...
-    def stake_range(self, player: int) -> tuple[int, int]: ...
-    def _bank_maximum(self) -> int: ...
-
-
-# The moves of a round: the refusal of one of them says what the game waits for now.
-IN_ROUND = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
 # The moves only someone seated at the table makes: refused to anyone else as «not seated»
 # whatever the phase (not «the game has not started», which suggests waiting would help).
 # (Starting a game or its next round is the engine's to anyone: the service asks for a seat.)
 SEATED_MOVES = frozenset({"set_bank", "stake", "hit", "stand", "dark", "pass_bank"})
 
 
-def precise(game: Table, action: str, player: int | None, error: RulesError) -> RulesError:
+def precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
     """``error``, the plain refusal of ``player``'s ``action`` (a method of the game:
     ``set_bank``, ``stake``, ``hit``…), as the real reason (with the plain one's parameters
     too); ``error`` itself when it is one."""
@@ -72,7 +53,7 @@ def precise(game: Table, action: str, player: int | None, error: RulesError) -> 
     return said
 
 
-def _precise(game: Table, action: str, player: int | None, error: RulesError) -> RulesError:
+def _precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
     code, phase, turn, banker = error.code, game.phase, game.turn, game.banker
     if player is None or code == "game_over" or phase is Phase.ENDED:
         return error
@@ -104,7 +85,12 @@ def _precise(game: Table, action: str, player: int | None, error: RulesError) ->
     if code != "wrong_phase":
         return error
     if action == "pass_bank" and phase in IN_ROUND:
-        return _pass_bank_in_round(game, action, turn)
+        # Mid-round: «wait for the round's end» only when the end of this round is all he waits
+        # for (this one counted as held); else the condition itself at once.
+        early = too_early_to_pass(game, game.banker_rounds + 1)
+        return early or RoundOn(
+            "the bank can be passed once the round ends", action=action, turn=turn
+        )
     if player == turn and phase is Phase.BANK:
         maximum = game._bank_maximum()
         return BankFirst("name the bank first", minimum=1, maximum=maximum, phase=phase.value)
@@ -119,18 +105,37 @@ def _precise(game: Table, action: str, player: int | None, error: RulesError) ->
     return error
 
 
-def _pass_bank_in_round(game: Table, action: str, turn: int | None) -> RulesError:
-    """The banker's /passbank mid-round: «wait for the round's end» only when the end of this
-    round is all he waits for; else the condition itself at once (these rules never let him, or
-    he must hold the bank more rounds: the ones played, this one not counted yet)."""
+def too_early_to_pass(game: GameState, rounds_held: int) -> CannotPassBank | None:
+    """Why the banker may not pass the bank once he has held it ``rounds_held`` rounds (these
+    rules never let him, or he must hold it more rounds); None when he may."""
     rounds = game.variant.voluntary_pass_after
     if rounds is None:
         return CannotPassBank("this variant does not let the banker pass the bank", why="never")
-    if game.banker_rounds + 1 < rounds:
+    if rounds_held < rounds:
         return CannotPassBank(
             f"the bank can be passed after {rounds} rounds",
             rounds=rounds,
             played=game.banker_rounds,
             why="rounds",
         )
-    return RoundOn("the bank can be passed once the round ends", action=action, turn=turn)
+    return None
+
+
+def judged(
+    action: str, check: Callable[Concatenate[G, P], None]
+) -> Callable[Concatenate[G, P], None]:
+    """``verify_x = judged("x", _check_x)``: the checks of ``x``, a refusal raised as its real
+    reason for the player named first (:func:`precise`). ``can_x`` runs the checks
+    alone: a yes or a no needs no reason (and ``legal_actions`` asks several at every render)."""
+
+    def verify(game: G, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            check(game, *args, **kwargs)
+        except RulesError as error:
+            player = args[0] if args and isinstance(args[0], int) else None
+            said = precise(game, action, player, error)
+            if said is error:
+                raise
+            raise said from None
+
+    return verify

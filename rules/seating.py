@@ -15,7 +15,8 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.state import MAX_AMOUNT, judged, out_of_range, permits
+from rules.refusals import judged, too_early_to_pass
+from rules.state import MAX_AMOUNT, out_of_range, permits
 from rules.table import Phase, Seat
 from rules.variants import is_whole
 
@@ -169,16 +170,9 @@ class SeatingActions(RoundFlow):
             return  # declining the bank is always allowed
         if self.phase is not Phase.ROUND_OVER:
             raise WrongPhase("the bank is passed between rounds", phase=self.phase.value)
-        rounds = self.variant.voluntary_pass_after
-        if rounds is None:
-            raise CannotPassBank("this variant does not let the banker pass the bank", why="never")
-        if self.banker_rounds < rounds:
-            raise CannotPassBank(
-                f"the bank can be passed after {rounds} rounds",
-                rounds=rounds,
-                played=self.banker_rounds,
-                why="rounds",
-            )
+        early = too_early_to_pass(self, self.banker_rounds)
+        if early is not None:
+            raise early
 
     verify_pass_bank = judged("pass_bank", _check_pass_bank)
     can_pass_bank = permits(_check_pass_bank)

@@ -34,9 +34,8 @@ from rules.codec import (
 from rules.errors import AmountOutOfRange, GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
 from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
-from rules.refusals import IN_ROUND, precise
 from rules.scoring import HandValue, hand_value, is_natural
-from rules.table import Hand, HandStatus, Phase, Seat
+from rules.table import IN_ROUND, Hand, HandStatus, Phase, Seat
 from rules.variants import StakeCap, Variant
 
 SCHEMA_VERSION = 1
@@ -386,26 +385,6 @@ class GameState:
         if self.phase not in (Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is drawing now", phase=self.phase.value, expected="draw")
         self._verify_turn(player)
-
-
-def judged(
-    action: str, check: Callable[Concatenate[G, P], None]
-) -> Callable[Concatenate[G, P], None]:
-    """``verify_x = judged("x", _check_x)``: the checks of ``x``, a refusal raised as its real
-    reason for the player named first (:func:`rules.refusals.precise`). ``can_x`` runs the checks
-    alone: a yes or a no needs no reason (and ``legal_actions`` asks several at every render)."""
-
-    def verify(game: G, /, *args: P.args, **kwargs: P.kwargs) -> None:
-        try:
-            check(game, *args, **kwargs)
-        except RulesError as error:
-            player = args[0] if args and isinstance(args[0], int) else None
-            said = precise(game, action, player, error)
-            if said is error:
-                raise
-            raise said from None
-
-    return verify
 
 
 def permits(

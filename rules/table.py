@@ -21,6 +21,10 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
+# The moves of a round: the refusal of one of them says what the game waits for now.
+IN_ROUND = (Phase.STAKE, Phase.DRAW, Phase.BANKER)
+
+
 class HandStatus(StrEnum):
     WAITING = "waiting"  # in the round, no stake yet
     STAKED = "staked"  # stake named, has not drawn yet
