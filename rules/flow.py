@@ -326,19 +326,16 @@ class RoundFlow(GameState):
     def _advance(self) -> None:
         """Move the turn to whoever acts next, performing the non-player steps on the way."""
         assert self.banker is not None
-        if self.variant.stake_timing is StakeTiming.PER_TURN:
-            for p in self.order:
-                hand = self.hands[p]
-                if hand.status is HandStatus.WAITING:
-                    if self._offer_stake(p, hand):
-                        return
-                elif hand.status in _TO_DRAW and self._offer_draw(p, hand):
+        # Per turn, a player draws before the next one stakes; else everyone stakes first.
+        per_turn = self.variant.stake_timing is StakeTiming.PER_TURN
+        for p in self.order:
+            hand = self.hands[p]
+            if hand.status is HandStatus.WAITING:
+                if self._offer_stake(p, hand):
                     return
-        else:
-            for p in self.order:
-                hand = self.hands[p]
-                if hand.status is HandStatus.WAITING and self._offer_stake(p, hand):
-                    return
+            elif per_turn and hand.status in _TO_DRAW and self._offer_draw(p, hand):
+                return
+        if not per_turn:
             if not self.dealt:
                 self._first_deal()
             if self.variant.banker_first and not self.banker_done and self._banker_must_play():

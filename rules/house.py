@@ -37,10 +37,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 from typing import Literal
 
-from rules.cards import Card, build_deck
+from rules.cards import JOKER, RANKS_52, Card, build_deck
 from rules.game import Game
 from rules.scoring import HandValue, card_value, hand_value, is_natural
 from rules.table import HandStatus, Phase
@@ -135,25 +136,16 @@ class _Values:
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
         self._hands: dict[Summary, tuple[HandValue, bool]] = {}
-        self._steps: dict[str, Summary] = {}
-
-    def step(self, rank: str) -> Summary:
-        """What one card of ``rank`` adds to a summary."""
-        known = self._steps.get(rank)
-        if known is None:
-            if rank == "A":
-                known = (0, 1, 0, 1)
-            elif rank == "X":
-                known = (0, 0, 1, 1)
-            else:
-                known = (card_value(_rank_card(rank), self.variant), 0, 0, 1)
-            self._steps[rank] = known
-        return known
+        # What one card of each rank adds to a summary.
+        self.steps: dict[str, Summary] = {
+            rank: (card_value(_rank_card(rank), variant), 0, 0, 1) for rank in RANKS_52
+        }
+        self.steps |= {"A": (0, 1, 0, 1), JOKER: (0, 0, 1, 1)}
 
     def summary(self, ranks: Sequence[str]) -> Summary:
         fixed = aces = jokers = 0
         for rank in ranks:
-            f, a, j, _ = self.step(rank)
+            f, a, j, _ = self.steps[rank]
             fixed, aces, jokers = fixed + f, aces + a, jokers + j
         return fixed, aces, jokers, len(ranks)
 
@@ -168,16 +160,9 @@ class _Values:
         return known
 
 
-_CACHES: dict[Variant, _Values] = {}
-
-
+@lru_cache(maxsize=64)  # overridden variants of many chats: keep the memory bounded
 def _values_of(variant: Variant) -> _Values:
-    cache = _CACHES.get(variant)
-    if cache is None:
-        if len(_CACHES) > 64:  # overridden variants of many chats: keep the memory bounded
-            _CACHES.clear()
-        cache = _CACHES[variant] = _Values(variant)
-    return cache
+    return _Values(variant)
 
 
 def _add(summary: Summary, step: Summary, times: int = 1) -> Summary:
@@ -199,7 +184,7 @@ def _distribution(
     # summary -> (ways, one hand of ranks with that summary)
     states: dict[Summary, tuple[int, list[str]]] = {values.summary(seen): (1, seen)}
     for rank, count in ranks:
-        step = values.step(rank)
+        step = values.steps[rank]
         grown: dict[Summary, tuple[int, list[str]]] = {}
         for summary, (ways, hand) in states.items():
             room = opponent.hidden - (summary[3] - len(seen))
@@ -261,7 +246,7 @@ def evaluate(position: View) -> tuple[Fraction, Fraction | None]:
     multipliers = [1] * (depth + 2)  # M_d
     for d in range(depth - 1, -1, -1):
         multipliers[d] = multipliers[d + 1] * (size - d)
-    steps = [values.step(rank) for rank, _ in ranks]
+    steps = [values.steps[rank] for rank, _ in ranks]
     memo: dict[tuple[int, ...], int] = {}
 
     def hit(drawn: tuple[int, ...], summary: Summary, hand: list[str]) -> int:
