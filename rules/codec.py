@@ -1,12 +1,6 @@
-"""Declared state: each field of a state dataclass (a seat, a hand, the game) says once how it is
-written to JSON, read back and copied, and ``dump``, ``load`` and ``duplicate`` are derived from
-those declarations — adding a field to the state is one line, never three.
-
-A field names its :class:`Codec`, the three conversions, in its metadata
-(``field(..., metadata=stored(CARDS))``); a field without it is a plain value. ``omit_default``
-leaves the field out of the JSON while it holds its default (and reads an absent one as the
-default); ``optional`` reads an absent field, from a state stored before the field existed, as
-the default.
+"""Declared state: each field of a state dataclass (a seat, a hand, the game) names once, in its
+metadata, how it is written to JSON, read back and copied (``field(..., metadata=stored(CARDS))``;
+without it, a plain value), so that adding a field to the state is one line, never three.
 """
 
 from __future__ import annotations
@@ -72,7 +66,8 @@ def keyed(cls: type[Any], key: str) -> Codec:
 def stored(
     codec: Codec = PLAIN, *, omit_default: bool = False, optional: bool = False
 ) -> dict[str, Any]:
-    """The metadata of a declared field: ``field(default=..., metadata=stored(CARDS))``."""
+    """``omit_default``: left out of the JSON while it holds its default; ``optional``: read as
+    the default when absent (a state stored before the field existed)."""
     return {"codec": codec, "omit": omit_default, "optional": optional or omit_default}
 
 

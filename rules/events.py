@@ -1,10 +1,7 @@
 """Frozen records of what an action did. Actions return them; the bot renders them and storage
-writes the chip movements (:class:`ChipsMoved`) to the ledger.
-
-Each event is declared once, with its kind (``@event("stood")``): ``Event.to_dict()`` gives its
-JSON form (with the ``kind``) and ``Event.from_dict()`` takes it back, by kind
-(:data:`EVENT_TYPES`): the bot stores the events it shows later (a round's result, the table's
-news) and decodes them here.
+writes the chip movements (:class:`ChipsMoved`) to the ledger. Each is declared once with its kind
+(``@event("stood")``), and its JSON form comes back by that kind, for the events the bot stores
+to show later (a round's result, the table's news).
 """
 
 from __future__ import annotations
@@ -46,10 +43,9 @@ class Event:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """The event :meth:`to_dict` gave, back from its JSON form: lists back to tuples, nested
-        records (a transfer, results, shuffles) back to their classes, and a field missing from
-        an event stored before it existed set to its default. ``Event.from_dict`` decodes any
-        kind; ``RoundSettled.from_dict`` refuses any other kind."""
+        """The event :meth:`to_dict` gave; a field missing from an event stored before it existed
+        gets its default. ``Event.from_dict`` decodes any kind, ``RoundSettled.from_dict`` only
+        its own."""
         kind = data.get("kind")
         target = EVENT_TYPES.get(kind or "") if cls is Event else cls
         if target is None or (kind is not None and kind != target.kind):

@@ -1,13 +1,6 @@
-"""The provably fair deck: a commitment to every shuffle before its first card, revealed after
-the showdown.
-
-Each shuffle of a round (the fresh deck, and any reshuffle of the discards) gets a secret
-128-bit salt; before any of its cards is seen the table shows the SHA-256 of :func:`canonical`,
-and after the showdown the salt and the order (index 0 dealt first) are revealed, so that anyone
-can recompute the hash and check that the cards dealt were its first ones, in order.
-docs/fairness.md says it for players, with an offline snippet. The engine keeps the round's
-shuffles in ``Game.shuffles`` and reveals a settled round's in ``RoundSettled.shuffles``.
-"""
+"""The provably fair deck (docs/fairness.md, with an offline snippet): each shuffle is committed
+to before its first card and revealed after the showdown. The engine keeps the round's shuffles
+in ``Game.shuffles`` and reveals a settled round's in ``RoundSettled.shuffles``."""
 
 from __future__ import annotations
 
@@ -34,8 +27,7 @@ def verify_commitment(committed: str, order: Sequence[str], salt: str) -> bool:
 
 
 def verify_deal(order: Sequence[str], dealt: Sequence[str]) -> bool:
-    """Whether the cards ``dealt`` from a shuffle, in dealing order, are exactly the first
-    ``len(dealt)`` cards of the committed ``order`` (index 0 is dealt first)."""
+    """Whether the cards ``dealt`` from a shuffle are its first ones, in order."""
     return len(dealt) <= len(order) and list(order[: len(dealt)]) == list(dealt)
 
 

@@ -1,6 +1,4 @@
-"""The Ochko table, :class:`Game`: one object for a whole session, put together from the state
-and its queries (rules.state), the engine's own steps (rules.flow) and the actions by phase
-(rules.seating, rules.play).
+"""The Ochko table, :class:`Game`: one object for a whole session (docs/architecture.md).
 
 Every action is a triad, as in pokerkit: ``verify_x`` raises a :class:`RulesError` saying exactly
 why ``x`` is illegal, ``can_x`` answers yes or no, and ``x`` verifies, changes the state and

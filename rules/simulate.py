@@ -5,11 +5,7 @@ Rounds are played through the public engine API with a seeded random source, so 
 reproducible from its seed. Balances start large (:data:`START_BALANCE`) so sessions do not end
 for lack of chips; when a session ends anyway (twodecks104 ends once everyone has dealt) or grows
 long (its log is kept in memory), a new session starts and the count of rounds goes on.
-
-Run ``python -m rules.simulate --variant classic36 --rounds 100000`` (``--variant all`` for every
-preset; ``--help`` for the options): for each preset the rounds played, the banker's edge (his
-net per unit staked) with a 95% confidence interval, the players' win, push and loss rates, and
-the rounds per second.
+``python -m rules.simulate --help`` says how to run it; docs/rules.md shows its figures.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The state of a game, declared once, and what can be read from it.
-
-Every field of :class:`GameState` is declared with its JSON form (:mod:`rules.codec`), and
-``to_dict``, ``from_dict`` and ``copy`` are derived from that one declaration (the JSON keys come
-in declaration order). The queries and checks here read the state and never change it: the
-steps that change it are in :mod:`rules.flow`, the actions in :mod:`rules.seating` and
-:mod:`rules.play`, and :class:`rules.game.Game` puts them together.
-"""
+"""The state of a game, declared once with its JSON form (:mod:`rules.codec`; the JSON keys come
+in declaration order), and the queries and checks that read it and never change it."""
 
 from __future__ import annotations
 
@@ -61,11 +55,8 @@ VARIANT = frozen(Variant.to_dict, Variant.from_dict)
 
 @dataclass(init=False, eq=False, repr=False)
 class GameState:
-    """The state of a table session: the one declaration of what a game holds and stores.
-
-    A field without ``metadata=stored(...)`` is a plain value. Not state: ``source`` (the random
-    source, given to each decoded game) and the events of the action under way.
-    """
+    """What a table session holds and stores. Not state: ``source`` (the random source, given to
+    each decoded game) and the events of the action under way."""
 
     variant: Variant = field(metadata=stored(VARIANT))
     phase: Phase = field(default=Phase.LOBBY, metadata=stored(enum(Phase)))

@@ -1,7 +1,4 @@
-"""How the seats of a simulated game play (:mod:`rules.simulate`, benchmarks/bench_engine.py):
-a :class:`Strategy` is four small functions (the bank, a stake, whether a player draws, whether
-the banker draws); :func:`threshold_strategy` builds the fixed ones, :func:`house_strategy` seats
-the house banker of issue 8."""
+"""How the seats of a simulated game play (:mod:`rules.simulate`, benchmarks/bench_engine.py)."""
 
 from __future__ import annotations
 
