@@ -207,8 +207,7 @@ class RoundFlow(GameState):
 
     def _recycle(self) -> None:
         """The stock ran out: the cards already played are shuffled and dealt again."""
-        deck = self._shuffle(self.discards, recycled=True)
-        self.stock = deck
+        self.stock = self._shuffle(self.discards, recycled=True)
         self.discards = []
         self.bottom = None  # the shown bottom card has been dealt; the new stock shows none
 

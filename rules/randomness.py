@@ -19,15 +19,12 @@ from rules.cards import Card
 class RandomSource(Protocol):
     def shuffled(self, cards: Sequence[Card]) -> list[Card]:
         """A new list holding ``cards`` in random order; index 0 is dealt first."""
-        ...
 
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``."""
-        ...
 
     def salt(self) -> str:
         """A fresh 128-bit salt as 32 lowercase hex digits (see :mod:`rules.fairness`)."""
-        ...
 
 
 SALT_BITS = 128

@@ -78,17 +78,12 @@ def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
     if jokers == 0 and (aces == 0 or not variant.ace_low_on_bust):
         total = fixed + 11 * aces  # what the general search below finds in this case
     else:
-        low_aces = range(aces + 1) if variant.ace_low_on_bust else range(1)
-        best_under: int | None = None
-        least = None
-        for low in low_aces:
-            base = fixed + (aces - low) * 11 + low
-            lowest, highest = base + jokers, base + 11 * jokers
-            if lowest <= TARGET:
-                candidate = min(highest, TARGET)
-                best_under = candidate if best_under is None else max(best_under, candidate)
-            least = lowest if least is None else min(least, lowest)
-        total = best_under if best_under is not None else (least or 0)
+        # The lowest total with ``low`` aces counted 1 and every joker 1; the jokers may add up
+        # to 10 each on top. The best of these not over 21, else the least bust.
+        lows = range(aces + 1) if variant.ace_low_on_bust else range(1)
+        lowest = [fixed + (aces - low) * 11 + low + jokers for low in lows]
+        under = [min(base + 10 * jokers, TARGET) for base in lowest if base <= TARGET]
+        total = max(under) if under else min(lowest)
     key = (total, golden)
     value = _HAND_VALUES.get(key)
     if value is None:
