@@ -14,8 +14,8 @@ from rules.errors import (
 )
 from rules.events import Event, StakePlaced
 from rules.flow import RoundFlow
-from rules.refusals import judged
-from rules.state import ON_THE_CLOCK, out_of_range, permits
+from rules.refusals import judged, out_of_range, permits
+from rules.state import ON_THE_CLOCK
 from rules.table import HandStatus, Phase
 from rules.variants import is_whole
 

@@ -6,6 +6,7 @@ one who tried it say what he should do instead: a card asked for on one's own st
 «stake first, 1 to 40», not «this needs the draw»; the bank named by someone else names the
 banker. :func:`precise` turns the plain refusal into that one; every ``verify_x`` of the game
 raises its result, so every caller (the chat, the Mini App, a script) hears the same reason.
+:func:`judged` and :func:`permits` make each action's ``verify_x`` and ``can_x``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 from rules.errors import (
     AlreadyLeaving,
+    AmountOutOfRange,
     BankerDoesNotStake,
     BankerNamesBank,
     BankerNoDark,
@@ -139,3 +141,27 @@ def judged(
             raise said from None
 
     return verify
+
+
+def permits(
+    verify: Callable[Concatenate[G, P], None],
+) -> Callable[Concatenate[G, P], bool]:
+    """``can_x = permits(verify_x)``: whether ``x`` is legal now, as ``verify_x`` says (it
+    raises a :class:`RulesError` where ``x`` is illegal)."""
+
+    def can(game: G, /, *args: P.args, **kwargs: P.kwargs) -> bool:
+        try:
+            verify(game, *args, **kwargs)
+        except RulesError:
+            return False
+        return True
+
+    return can
+
+
+def out_of_range(what: str, low: int, high: int, need: str = "") -> AmountOutOfRange:
+    """The refusal of a ``what`` ("stake", "bank") outside ``low`` to ``high``; ``need`` says
+    more of what it must be ("a whole number ")."""
+    return AmountOutOfRange(
+        f"the {what} must be {need}between {low} and {high}", minimum=low, maximum=high, what=what
+    )

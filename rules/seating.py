@@ -15,8 +15,8 @@ from rules.errors import (
 )
 from rules.events import Event, LeaveScheduled, PlayerSeated
 from rules.flow import RoundFlow
-from rules.refusals import judged, too_early_to_pass
-from rules.state import MAX_AMOUNT, out_of_range, permits
+from rules.refusals import judged, out_of_range, permits, too_early_to_pass
+from rules.state import MAX_AMOUNT
 from rules.table import Phase, Seat
 from rules.variants import is_whole
 

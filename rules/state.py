@@ -4,9 +4,9 @@ in declaration order), and the queries and checks that read it and never change 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from typing import Any, Self
 
 from rules.cards import Card
 from rules.codec import (
@@ -25,7 +25,7 @@ from rules.codec import (
     records,
     stored,
 )
-from rules.errors import AmountOutOfRange, GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
+from rules.errors import GameOver, NotSeated, NotYourTurn, RulesError, WrongPhase
 from rules.events import Event, PlayerResult, RevealedShuffle, RoundSettled
 from rules.randomness import RandomSource, SystemRandomSource
 from rules.scoring import HandValue, hand_value, is_natural
@@ -35,8 +35,6 @@ from rules.variants import StakeCap, Variant
 SCHEMA_VERSION = 1
 MAX_AMOUNT = 10**12  # far above any real balance; keeps arithmetic and JSON sane
 ON_THE_CLOCK = (Phase.BANK, *IN_ROUND)  # the phases in which someone's turn runs on a timer
-G = TypeVar("G", bound="GameState")
-P = ParamSpec("P")
 
 
 def _copy_shuffles(shuffles: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -376,27 +374,3 @@ class GameState:
         if self.phase not in (Phase.DRAW, Phase.BANKER):
             raise WrongPhase("nobody is drawing now", phase=self.phase.value, expected="draw")
         self._verify_turn(player)
-
-
-def permits(
-    verify: Callable[Concatenate[G, P], None],
-) -> Callable[Concatenate[G, P], bool]:
-    """``can_x = permits(verify_x)``: whether ``x`` is legal now, as ``verify_x`` says (it
-    raises a :class:`RulesError` where ``x`` is illegal)."""
-
-    def can(game: G, /, *args: P.args, **kwargs: P.kwargs) -> bool:
-        try:
-            verify(game, *args, **kwargs)
-        except RulesError:
-            return False
-        return True
-
-    return can
-
-
-def out_of_range(what: str, low: int, high: int, need: str = "") -> AmountOutOfRange:
-    """The refusal of a ``what`` ("stake", "bank") outside ``low`` to ``high``; ``need`` says
-    more of what it must be ("a whole number ")."""
-    return AmountOutOfRange(
-        f"the {what} must be {need}between {low} and {high}", minimum=low, maximum=high, what=what
-    )
