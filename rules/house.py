@@ -41,9 +41,9 @@ from functools import lru_cache
 from math import comb
 from typing import Literal
 
-from rules.cards import JOKER, RANKS_52, Card, build_deck
+from rules.cards import JOKER, Card, build_deck
 from rules.game import Game
-from rules.scoring import HandValue, card_value, hand_value, is_natural
+from rules.scoring import FIXED_VALUES, HandValue, hand_value, is_natural
 from rules.table import HandStatus, Phase
 from rules.variants import Variant
 
@@ -138,7 +138,7 @@ class _Values:
         self._hands: dict[Summary, tuple[HandValue, bool]] = {}
         # What one card of each rank adds to a summary.
         self.steps: dict[str, Summary] = {
-            rank: (card_value(_rank_card(rank), variant), 0, 0, 1) for rank in RANKS_52
+            rank: (value, 0, 0, 1) for rank, value in FIXED_VALUES[variant.values].items()
         }
         self.steps |= {"A": (0, 1, 0, 1), JOKER: (0, 0, 1, 1)}
 

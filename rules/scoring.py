@@ -34,18 +34,11 @@ class HandValue:
         return 0 if self.bust else self.total
 
 
-_VALUES = {Values.RUSSIAN: RUSSIAN_VALUES, Values.WESTERN: WESTERN_VALUES}
-
-
-def card_value(card: Card, variant: Variant) -> int:
-    return _VALUES[variant.values].get(card.rank) or int(card.rank)
-
-
-# The value of every rank but the ace (and the joker), per value system: ``card_value`` looked up
-# once, as the hot path of the engine counts hands after every card.
-_FIXED_VALUES: dict[Values, dict[str, int]] = {
+# The value of every rank but the ace (and the joker), per value system, looked up once: the hot
+# path of the engine counts hands after every card.
+FIXED_VALUES: dict[Values, dict[str, int]] = {
     values: {rank: table.get(rank) or int(rank) for rank in RANKS_52 if rank != "A"}
-    for values, table in _VALUES.items()
+    for values, table in ((Values.RUSSIAN, RUSSIAN_VALUES), (Values.WESTERN, WESTERN_VALUES))
 }
 _HAND_VALUES: dict[tuple[int, bool], HandValue] = {}  # frozen values, shared
 
@@ -62,7 +55,7 @@ def hand_value(cards: Sequence[Card], variant: Variant) -> HandValue:
     >>> hand_value([Card("A", "S"), Card("A", "H")], CLASSIC36).golden
     True
     """
-    table = _FIXED_VALUES[variant.values]
+    table = FIXED_VALUES[variant.values]
     aces = jokers = fixed = 0
     for card in cards:
         rank = card.rank
