@@ -143,9 +143,7 @@ class PlayActions(RoundFlow):
         self._open_round()
         return self._finish()
 
-    def verify_end(self) -> None:
-        self._verify_not_over()
-
+    verify_end = RoundFlow._verify_not_over
     can_end = permits(verify_end)
 
     def end(self, reason: str = "ended") -> list[Event]:

@@ -231,9 +231,8 @@ class GameState:
         percent = self.variant.bust_fine_percent
         if percent == 0:
             return balance  # no fine: what the search below finds at once
+        # s·(100 + percent) <= balance·100 is covered; the fine rounds down, so more may be.
         stake = balance * 100 // (100 + percent)
-        while stake > 0 and stake + self.fine_for(stake) > balance:
-            stake -= 1
         while stake + 1 + self.fine_for(stake + 1) <= balance:
             stake += 1
         return stake
@@ -275,11 +274,8 @@ class GameState:
         start = players.index(after) if after in players else -1
         for offset in range(1, len(players) + 1):
             seat = self.seats[(start + offset) % len(players)]
-            if seat.player == after:
-                continue
-            if self.variant.end_when_all_dealt and seat.has_dealt:
-                continue
-            if self._can_bank(seat):
+            dealt = self.variant.end_when_all_dealt and seat.has_dealt
+            if seat.player != after and not dealt and self._can_bank(seat):
                 return seat.player
         return None
 
