@@ -160,9 +160,8 @@ class _Values:
         return known
 
 
-@lru_cache(maxsize=64)  # overridden variants of many chats: keep the memory bounded
-def _values_of(variant: Variant) -> _Values:
-    return _Values(variant)
+# One per variant; overridden variants of many chats: keep the memory bounded.
+_values_of = lru_cache(maxsize=64)(_Values)
 
 
 def _add(summary: Summary, step: Summary, times: int = 1) -> Summary:

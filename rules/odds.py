@@ -145,13 +145,11 @@ def _count(
             cards = [*hand, reps[rank]]
             if left == 0:
                 value = hand_value(cards, variant)
-                ways += count
-                busts += count if value.bust else 0
-                twenty_ones += count if value.twenty_one else 0
-                continue
-            ranks[rank] = count - 1
-            b, t, w = walk(cards, left - 1)
-            ranks[rank] = count
+                b, t, w = int(value.bust), int(value.twenty_one), 1
+            else:
+                ranks[rank] = count - 1
+                b, t, w = walk(cards, left - 1)
+                ranks[rank] = count
             busts, twenty_ones, ways = busts + count * b, twenty_ones + count * t, ways + count * w
         return busts, twenty_ones, ways
 

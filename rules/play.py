@@ -1,6 +1,5 @@
-"""The actions of a round and of its end: stakes, drawing (a card, a dark card, standing), the
-clock running out, the next round and ending the session — each as ``verify_x``, ``can_x`` and
-``x`` (see rules.game)."""
+"""The actions of a round and of its end (stakes, drawing, the clock, the next round, ending the
+session), each as ``verify_x``, ``can_x`` and ``x`` (see rules.game)."""
 
 from __future__ import annotations
 

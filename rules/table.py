@@ -1,6 +1,4 @@
-"""The mutable pieces of a table: seats, hands, phases. The JSON forms and copies of seats and
-hands are derived from their declared fields (rules.codec; a field without ``stored`` metadata
-is a plain value)."""
+"""The mutable pieces of a table: seats, hands, phases (stored as declared: rules.codec)."""
 
 from __future__ import annotations
 
