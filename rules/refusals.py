@@ -47,15 +47,7 @@ SEATED_MOVES = frozenset({"set_bank", "stake", "hit", "stand", "dark", "pass_ban
 
 def precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
     """``error``, the plain refusal of ``player``'s ``action`` (a method of the game:
-    ``set_bank``, ``stake``, ``hit``…), as the real reason (with the plain one's parameters
-    too); ``error`` itself when it is one."""
-    said = _precise(game, action, player, error)
-    if said is not error:
-        said.params = error.params | said.params
-    return said
-
-
-def _precise(game: GameState, action: str, player: int | None, error: RulesError) -> RulesError:
+    ``set_bank``, ``stake``, ``hit``…), as the real reason; ``error`` itself when it is one."""
     code, phase, turn, banker = error.code, game.phase, game.turn, game.banker
     if player is None or code == "game_over" or phase is Phase.ENDED:
         return error
@@ -138,6 +130,7 @@ def judged(
             said = precise(game, action, player, error)
             if said is error:
                 raise
+            said.params = error.params | said.params  # the plain refusal's parameters too
             raise said from None
 
     return verify
