@@ -3,9 +3,7 @@ goings, and the round from the deal to the showdown and the end of the session.
 
 One class on purpose: these steps call one another in a cycle (opening a round deals, dealing
 advances the turn, the last turn settles the round, the end of a round passes the bank and opens
-the next one), so they cannot be split into layers that import each other one way. What they
-only read (who banks next, whether the banker must play, the round's result) is asked of
-rules.state. The actions (rules.seating, rules.play) call into them.
+the next one), so they cannot be split into layers that import each other one way.
 """
 
 from __future__ import annotations
