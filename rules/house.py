@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import comb
 from typing import Literal
 
@@ -227,18 +227,15 @@ def evaluate(position: View) -> tuple[Fraction, Fraction | None]:
         if total:
             distributions.append((opponent.stake, weights, total))
             scale *= total
-    stand_values: dict[HandValue, int] = {}
 
+    @cache
     def stand(value: HandValue) -> int:
         """The expected chips of standing on ``value``, times D."""
-        known = stand_values.get(value)
-        if known is None:
-            known = 0
-            for stake, weights, total in distributions:
-                wins = sum(w * _payoff(value, v, variant) for v, w in weights.items())
-                known += stake * wins * (scale // total)
-            stand_values[value] = known
-        return known
+        result = 0
+        for stake, weights, total in distributions:
+            wins = sum(w * _payoff(value, v, variant) for v, w in weights.items())
+            result += stake * wins * (scale // total)
+        return result
 
     own = [card.rank for card in position.own]
     depth = max(0, min(variant.max_cards - len(own), size))  # draws the house can still make
