@@ -7,22 +7,22 @@ preset-home36-name = Home rules, 36 cards
 preset-big54-name = Big deck, 54 cards
 preset-twodecks104-name = Two decks, 104 cards
 preset-classic36-summary =
-    Jack 2, queen 3, king 4, ace 11. The banker names the bank.
-    Players take turns: stake (up to va-bank, the whole bank), then draw. 21 and the golden point (two aces) win on the spot.
-    The bottom card is shown to all; dark cards allowed.
+    Jack 2, queen 3, king 4, ace 11. The banker sets the bank.
+    Players take turns: bet (up to the whole bank), then draw. 21 and two aces win on the spot.
+    The bottom card is shown to all; blind cards allowed.
 preset-home36-summary =
     Jack 2, queen 3, king 4, ace 11. The banker puts all their chips in the bank.
-    Everyone stakes first (together up to the bank), then draws; 21 pays at once.
-    A bust costs the stake plus a fine; dark cards allowed.
+    Everyone bets first (all stakes together at most the bank), then draws; 21 pays at once.
+    A bust costs the stake plus a fine; blind cards allowed.
 preset-big54-summary =
     Like home rules, with a 54-card deck: twos to aces plus two jokers.
     A joker counts as anything from 1 to 11, whichever is best.
-    A bust costs the stake plus a fine; dark cards allowed.
+    A bust costs the stake plus a fine; blind cards allowed.
 preset-twodecks104-summary =
-    Two 52-card decks, face cards 10, ace 1 or 11. Everyone stakes, then gets two cards.
+    Two 52-card decks, face cards 10, ace 1 or 11. Everyone bets, then gets two cards.
     A banker dealt 21 takes every stake; a player dealt 21 is paid double.
     The banker draws first; the bank passes every round.
-lobby-header = 🃏 <b>Ochko</b> — taking seats
+lobby-header = 🃏 <b>Ochko</b> — a table is open, take a seat
 lobby-preset = Rule set: <b>{ $preset }</b>
 lobby-players = Players ({ $count } of { $maximum }):
 lobby-empty = Nobody yet — press “{ btn-join }”.
@@ -43,11 +43,11 @@ btn-bank_amount = 🏦 { $amount }
 btn-bank_all = 🏦 All in: { $amount }
 btn-decline_bank = 🙅 Don't bank
 btn-stake = { $amount }
-btn-va_bank = Va-bank { $amount }
+btn-va_bank = Whole bank { $amount }
 btn-stake_max = Max { $amount }
 btn-hit = 🃏 Hit
 btn-stand = ✋ Stand
-btn-dark = 🌑 Dark card
+btn-dark = 🌑 Blind card
 btn-peek = 👁 My cards
 btn-next = ▶ Next round
 btn-pass_bank = 🔁 Pass the bank
@@ -73,19 +73,19 @@ table-total = = { $total }
 table-waiting_next = 🪑 Waiting for the next round: { $names }
 table-time_left = ⏱ { $seconds } s
 status-waiting = waiting
-status-staked = staked
+status-staked = waiting
 status-on_turn = ⏳ their turn
 status-stood = ✋ stands
 status-bust = 💥 bust
 status-twenty_one = ✅ twenty-one
-status-golden = 🏆 golden point
+status-golden = 🏆 two aces
 status-natural = ✅ natural 21
 status-won = ✅ won
 status-lost = ❌ lost
 status-out = 💤 sits out
 status-leaving = 🚪 leaving after the round
 prompt-bank = 👉 { $name }: bank up to { $maximum }
-prompt-stake = 👉 { $name }: stake up to { $maximum }
+prompt-stake = 👉 { $name }: bet up to { $maximum }
 prompt-draw = 👉 { $name }: hit or stand?
 prompt-banker = 👉 🏦 { $name }: hit or stand?
 prompt-round_over = 🏁 The round is over — the result is below.
@@ -96,12 +96,12 @@ result-row = { $name }: { $cards } — { $total } · { $payment }
 result-out_row = { $name }: sat out
 result-bust = bust 💥
 result-twenty_one = ✅
-result-golden = golden point 🏆
+result-golden = (two aces 🏆)
 result-natural = natural
-result-dark = with a dark card
+result-dark = with a blind card
 pay-win = <b>+{ $amount }</b>
 pay-lose = −{ $amount }
-pay-lose_fine = −{ $amount } (fine { $fine })
+pay-lose_fine = −{ $amount } (incl. a { $fine } fine)
 pay-push = push
 result-banker_net = Banker this round: { $amount }
 result-bank = 🏦 Bank: <b>{ $bank }</b>
@@ -126,16 +126,16 @@ verify-deal_bad = cards NOT dealt in order ❌
 verify-ok = Verdict: ✅ the deck was fair
 verify-bad = Verdict: ❌ the check failed
 verify-how = Check it without the bot: the SHA-256 hash of “ochko-v1|salt|order” must equal the hash shown before the deal; the order is the card codes separated by spaces: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 or X2.
-refusal-not_revealed = 🔒 The deck of round { $round } is revealed after the showdown.
+refusal-not_revealed = 🔒 Round { $round }'s deck can be checked after the showdown.
 refusal-no_round = This game has no round { $round }. { $played ->
         [0] No round has been played yet.
         [one] { $played } round played so far.
        *[other] { $played } rounds played so far.
     }
-refusal-none_yet = 🔒 No round has been settled yet: the deck is revealed after the showdown.
+refusal-none_yet = 🔒 Nothing to check yet: a round's deck can be checked after the showdown.
 verify-legacy = Round { $round } was dealt before the bot showed the deck's hash.
 verify-no_game = There is no game whose deck could be checked.
-cmd-verify = check a round's deck: /verify [round]
+cmd-verify = check a round's deck [round number]
 end-header = 🏁 <b>Game over</b>
 end-reason-ended = The game was ended.
 end-reason-all_dealt = Everyone has been the banker.
@@ -149,33 +149,33 @@ hand-header_first = 🃏 <b>Ochko</b> · { $chat }
 hand-chat_fallback = game #{ $game }
 hand-cards = Your cards: { $cards }
 hand-no_cards = No cards yet.
-hand-dark_card = 🂠 (dark)
+hand-dark_card = 🂠 (blind)
 hand-total = Total: <b>{ $total }</b>
-hand-total_dark = Visible total: <b>{ $total }</b> + a dark card
+hand-total_dark = Visible total: <b>{ $total }</b> + a blind card
 hand-stake = Stake: <b>{ $stake }</b> · chips: { $balance }
 hand-balance = Chips: { $balance }
 hand-banker_self = 🏦 You're the banker · chips: { $balance }
 hand-banker_card = 🏦 Banker { $name }: { $cards }
 hand-bottom = Bottom card: { $card }
 hand-status = Status: { $status }
-hand-turn_bank = ⏳ Your turn: name the bank, 1 to { $maximum }
-hand-turn_stake = ⏳ Your turn: stake { $minimum } to { $maximum }
+hand-turn_bank = ⏳ Your turn: set the bank, 1 to { $maximum }
+hand-turn_stake = ⏳ Your turn: bet { $minimum } to { $maximum }
 hand-turn_draw = ⏳ Your turn: hit or stand?
 hand-waiting_for = Waiting for { $name }
 hand-not_seated = You are not at this table.
 peek-cards = Your cards: { $cards } — { $total }
-peek-cards_dark = Your cards: { $cards } — { $total } + a dark card
+peek-cards_dark = Your cards: { $cards } — { $total } + a blind card
 peek-no_cards = You have no cards yet
 peek-not_playing = You are not in the game
 news-twenty_one = ✅ { $name }: 21! +{ $paid }
-news-golden = 🏆 { $name }: golden point! +{ $paid }
+news-golden = 🏆 { $name }: two aces! +{ $paid }
 news-bust = 💥 { $name }: bust, { $total }
-news-bank_broken = 💥 The bank is broken! { $name } loses the bank.
+news-bank_broken = 💥 The bank is cleaned out! { $name } no longer holds the bank.
 news-bank_passed = 🔁 The bank passes to { $name }
 news-bank_declined = 🙅 { $old } declines the bank — it passes to { $name }
 news-bank_nobody = 🔁 Nobody can take the bank
-news-banker_lot = 🎲 { $name } banks, chosen by lot
-news-bank_set = 🏦 { $name } names the bank: { $amount }
+news-banker_lot = 🎲 { $name } is the banker, drawn by lot
+news-bank_set = 🏦 { $name } sets the bank at { $amount }
 news-joined = 🪑 { $name } takes a seat
 news-left = 🚪 { $name } leaves the table
 news-leave_scheduled = 🚪 { $name } leaves after this round
@@ -187,20 +187,20 @@ news-naturals_banker = 🃏 Banker { $name } has a natural 21 — takes every st
 news-naturals_players = 🃏 Natural 21: { $names } — paid double
 news-reshuffled = 🔄 The deck ran out — the discards are reshuffled
 news-banker_turn = 🏦 Banker { $name } draws
-news-dark = 🌑 { $name } takes a dark card
+news-dark = 🌑 { $name } takes a card blind
 news-session_ended = 🏁 The game is over
 refusal-not_your_turn = It's not your turn.
 refusal-wrong_phase = Not now — the game is at another stage.
 refusal-amount_out_of_range = Choose from { $minimum } to { $maximum }.
-refusal-amount_none = No amount is possible now: the bank has no room or you have no chips.
-refusal-cannot_afford = Not enough chips: you have { $balance }, so stake at most { $maximum }.
-refusal-cannot_afford_fine = Your chips must cover the fine too: you have { $balance }, so stake at most { $maximum }.
+refusal-amount_none = You can't bet now: the bank is already fully covered by other stakes, or you have no chips.
+refusal-cannot_afford = Not enough chips: you have { $balance }, so you can bet at most { $maximum }.
+refusal-cannot_afford_fine = Your chips must cover the fine too: you have { $balance }, so you can bet at most { $maximum }.
 refusal-too_many_cards = { $maximum ->
         [one] A hand holds at most { $maximum } card.
        *[other] A hand holds at most { $maximum } cards.
     }
 refusal-deck_exhausted = The deck has run out.
-refusal-option_disabled = This rule set doesn't allow that.
+refusal-option_disabled = This rule set doesn't allow that — see /rules.
 refusal-cannot_pass_bank = The bank can't be passed now.
 refusal-cannot_pass_bank_rounds = You can pass the bank after holding it for { $rounds ->
         [one] { $rounds } round
@@ -222,7 +222,7 @@ refusal-not_enough_players_more = { $missing ->
        *[other] { $missing } more players with chips are needed
     } to start — invite someone to the table (“{ btn-join }” or /join).
 refusal-invalid_variant = These settings don't go together.
-refusal-illegal_action = That's not allowed now.
+refusal-illegal_action = That's not allowed now — the table's buttons show what you can do (/table).
 refusal-stale_button = This button is out of date — use the latest table.
 refusal-foreign_game = This button belongs to another game.
 refusal-no_game = No game in this chat. Start one: /newgame
@@ -235,10 +235,10 @@ refusal-user_game_limit = { $limit ->
         [one] You're already playing at { $limit } table — that's the limit.
        *[other] You're already playing at { $limit } tables — that's the limit.
     }
-refusal-house_busy = The banker bot already banks at another table in this chat — finish that game or turn the banker bot off in /settings.
+refusal-house_busy = The banker bot is already banking at another table in this chat — finish that game or turn the banker bot off in /settings.
 refusal-seated_in_chat = You're already seated at another table in this chat — finish that game first.
 refusal-slow_down = Not so fast 🙂
-refusal-generic = That's not possible.
+refusal-generic = That's not possible — see the table's buttons (/table) or the rules (/rules).
 help-header_group = 🃏 <b>Ochko</b> — the card game “21” for the whole group.
 help-header_private = 🃏 <b>Ochko</b> — the card game “21” for groups: add the bot to a group and play there.
 help-footer = Play with the buttons or the commands. Only you see your cards.
@@ -246,11 +246,11 @@ cmd-newgame = open a table [rule set]
 cmd-join = take a seat
 cmd-leave = leave the table
 cmd-deal = start the game once everyone is seated
-cmd-bank = name the bank: /bank 100
-cmd-bet = place a stake: /bet 50
-cmd-hit = hit: take one more card
-cmd-stand = stand: take no more cards
-cmd-dark = take a dark card
+cmd-bank = set the bank: /bank 100
+cmd-bet = place a bet: /bet 50
+cmd-hit = take one more card
+cmd-stand = take no more cards
+cmd-dark = take a card blind
 cmd-passbank = pass the bank, or decline it
 cmd-table = show the table again
 cmd-hand = send my cards to the private chat
@@ -258,10 +258,10 @@ cmd-hand-private = send my cards again
 cmd-endgame = end the game (host, banker, admin)
 cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
 cmd-odds-private = the odds of a bust and of 21 on the next card
-cmd-balance = my balance
+cmd-balance = my chips
 cmd-top = the chat's leaderboard
 cmd-stats = my statistics
-cmd-chart = my balance chart (as a reply: theirs)
+cmd-chart = my chips over time (reply to someone: theirs)
 cmd-rules = the rules of the game [rule set]
 cmd-settings = chat settings (admins)
 cmd-lang = language: /lang ru or /lang en
@@ -273,12 +273,15 @@ rules-unknown = No such rule set. Known: { $presets }
 rules-running = 🎲 The rules of the running game.
 rules-chat_overrides = ⚙ With this chat's settings.
 rules-part-play = 🎯 <b>How to play</b>
-rules-goal = The goal: more than the banker, but not over 21 (a bust).
+rules-goal = You play against the banker: bet chips and draw cards. The goal is a higher total than the banker's without going over 21 — over 21 is a bust.
 rules-compare = Higher than the banker wins, lower loses, equal is a push.
 rules-banker_last = The banker draws last; if they bust, all who didn't bust win.
 rules-banker_first = The banker draws first, in secret.
 rules-no_fine = 💥 A bust loses your stake to the bank.
-rules-fine = 💥 A bust: your stake and a { $percent }% fine go to the bank.
+rules-fine = 💥 A bust: your stake and { $percent ->
+        [100] a fine equal to it
+       *[other] a fine of { $percent }% of it
+    } go to the bank.
 rules-both_bust = A banker's bust pays double to all who did not bust; those who busted too get their stake back.
 rules-hidden = 🂠 Others' cards stay hidden until the showdown; only you see yours.
 rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to stop. At most { $count ->
@@ -286,20 +289,20 @@ rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to sto
        *[other] { $count } cards
     } in a hand.
 rules-instant_21 = ✅ 21 wins at once.
-rules-golden = 🏆 So does the golden point (two aces).
+rules-golden = 🏆 So do two aces (the “golden ochko”).
 rules-naturals = ✅ A natural is 21 on the first two cards. The banker's natural takes every stake, even from players who have one. A player's natural is paid double at once: stake 50 → +100.
 rules-part-stakes = 💰 <b>The bank and the stakes</b>
-rules-bank_pays = 🏦 The bank is the banker's chips. Win and the bank pays as much as you staked: stake 50 → +50. Lose and your stake goes to the bank.
+rules-bank_pays = 🏦 The bank is the chips the banker puts up against the players. Win and the bank pays as much as you bet: stake 50 → +50. Lose and your stake goes to the bank.
 rules-bank-named = The banker decides how much goes in the bank — up to all their chips.
 rules-bank-all_in = The banker puts all their chips in the bank.
 rules-bank_limit = The bank holds at most { $limit }.
-rules-stakes-per_turn = Players take turns: stake, then draw at once.
-rules-stakes-before_draw = Everyone stakes first, then each draws in turn.
-rules-stakes-before_deal = Everyone stakes before the deal.
-rules-cap-bank = A stake is at most the bank; staking all of it is va-bank.
-rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player still to stake.
-rules-fine_cap = Your chips must cover the fine too: with { $balance } chips you can stake up to { $stake }.
-rules-cover = ⚠ The bank pays winners in turn while it has chips. ⚠ on a button: if others win too, the bank may not pay that stake in full.
+rules-stakes-per_turn = Each player in turn bets, then draws straight away.
+rules-stakes-before_draw = Everyone bets first, then each draws in turn.
+rules-stakes-before_deal = Everyone bets before the deal.
+rules-cap-bank = A stake is at most the bank; betting the whole bank is called “va-bank”.
+rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player yet to bet.
+rules-fine_cap = Your chips must cover the fine too: with { $balance } chips you can bet up to { $stake }.
+rules-cover = ⚠ The bank pays winners in turn while it has chips. A ⚠ on a stake button means that if others win too, the bank may not pay you in full.
 rules-part-cards = 🃏 <b>The deck and the deal</b>
 rules-seats = { $minimum } to { $maximum ->
         [one] { $maximum } player
@@ -318,14 +321,14 @@ rules-deal = First deal: { $count ->
     } each.
 rules-banker_up = Everyone sees the banker's first card.
 rules-bottom = 🔻 The bottom card is shown to all and dealt last: most likely nobody gets it.
-rules-dark = 🌑 A dark card is seen by nobody until the showdown, not even you; after it you draw no more.
-rules-dark_fine = A dark bust has no fine.
-rules-no_dark = This rule set has no dark cards.
-rules-part-bank = 🔁 <b>The next banker and the end</b>
+rules-dark = 🌑 A blind card is seen by no one, not even you, until the showdown; after it you draw no more.
+rules-dark_fine = Busting on a blind card costs no fine.
+rules-no_dark = This rule set has no blind cards.
+rules-part-bank = 🔁 <b>Passing the bank and ending the game</b>
 rules-lot = 🎲 The first banker is chosen by lot.
-rules-order-clockwise = Players take turns in the order of their numbers on the table; the bank passes to number 1.
-rules-order-counterclockwise = Players take turns in the order of their numbers on the table; the bank passes to the last number.
-rules-pass-when_broken = The bank passes when it is broken: no chips left in it.
+rules-order-clockwise = Players take turns in seat order (1, 2, 3…); the bank then passes to player 1.
+rules-order-counterclockwise = Players take turns in seat order (1, 2, 3…); the bank then passes to the last player.
+rules-pass-when_broken = The bank passes on once it is cleaned out (no chips left in it).
 rules-pass-every_round = The bank passes after every round.
 rules-pass-voluntary = After holding the bank for { $rounds ->
         [one] { $rounds } round
@@ -338,10 +341,10 @@ balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Leaderboard</b> { $period }
 # The word after /top that asks for this month's table (typed, lower case).
 top-arg_month = month
-top-period-all = of all time
-top-period-day = today
-top-period-week = this week
-top-period-month = this month
+top-period-all = (all time)
+top-period-day = (today)
+top-period-week = (this week)
+top-period-month = (this month)
 top-row = { $place } { $name } — <b>{ $balance }</b> ({ $net }, { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
@@ -372,7 +375,7 @@ stats-rounds = { $rounds ->
 stats-special = 21 — { $twentyones ->
         [one] { $twentyones } time
        *[other] { $twentyones } times
-    } · golden point — { $golden ->
+    } · two aces — { $golden ->
         [one] { $golden } time
        *[other] { $golden } times
     } · bust — { $busts ->
@@ -381,14 +384,14 @@ stats-special = 21 — { $twentyones ->
     }
 stats-money = Biggest win: { $biggest } · net: { $net }
 stats-win_rate = Win rate: { $percent }%
-chart-title = { $name }: balance
+chart-title = { $name }: chips
 chart-axis_balance = Chips
 chart-caption = 📈 { $name }: now <b>{ $amount }</b> (started at { $start }, net { $net })
 chart-none = 📈 { $name }: no balance history in this chat yet — play a round.
 chart-failed = Couldn't draw the chart. Please try again later.
 settings-header = ⚙ <b>Chat settings</b>
 settings-preset = Rule set: <b>{ $preset }</b>
-settings-dark = Dark cards: { $value }
+settings-dark = Blind cards: { $value }
 settings-fine = Bust fine: { $value }%
 settings-acelow = Ace as 1 on a bust: { $value }
 settings-timeout = Turn time: { $value } s
@@ -396,7 +399,7 @@ settings-timeout_default = Turn time: default
 settings-lang = Language: English
 settings-overrides = Changed: { $items }
 settings-hint = New settings apply from the next game.
-settings-btn-dark = Dark { $value }
+settings-btn-dark = Blind { $value }
 settings-btn-fine = Fine { $value }%
 settings-btn-acelow = Ace=1 { $value }
 settings-btn-timeout = ⏱ { $value } s
@@ -410,7 +413,7 @@ turn-mention = 👉 { $mention }, your turn — the buttons are on the table abo
 pressed-done = ✅ Already done.
 turn-warning = ⏳ Your turn: { $seconds } s left.
 reply-pointer = 📬 { $name }: the answer is in your private chat with the bot.
-cooldown = ⏳ Not so often: try again in { $seconds } s.
+cooldown = ⏳ Slow down: try again in { $seconds } s.
 game-cancelled = ✖ The game was cancelled.
 game-cancelled_by = ✖ { $name } cancelled the game.
 game-ended_by = 🏁 { $name } ended the game.
@@ -428,16 +431,16 @@ unknown_preset = No rule set called { $name }. Known: { $known }
 
 ## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
 endgame-confirm =
-    🏁 End the game? Asked by { $name }.
-    Stakes of an unfinished round go back; the totals come in one message.
-    Only { $name } can confirm — { $seconds } s.
+    🏁 { $name }, end the game?
+    Stakes in the current round will be returned; the totals come in one message.
+    Only you can confirm — { $seconds } s.
 btn-endgame_yes = 🏁 Yes, end it
 btn-endgame_no = ↩ Keep playing
 endgame-not_yours = Only { $name } can confirm.
 endgame-expired = ⌛ Not confirmed — the game goes on.
 endgame-kept = ↩ { $name }: the game goes on.
 endgame-over = This game is already over.
-end-header_by = 🏁 { $name } ends the game
+end-header_by = 🏁 { $name } ended the game
 prompt-ended_below = 🏁 The game is over — the totals are below.
 chart-axis_hours = Time (UTC) · { $days }
 chart-axis_dates = Date (UTC) · { $years }
@@ -475,26 +478,26 @@ private-unknown_command = No such command. All commands: /help
 private_only = This command works in the private chat with the bot.
 balance-private_header = 💰 <b>Your chips</b> (each chat has its own):
 balance-private_line = • { $chat }: <b>{ $amount }</b>
-balance-private_line_untitled = • a chat out of reach: <b>{ $amount }</b>
+balance-private_line_untitled = • an unavailable chat: <b>{ $amount }</b>
 balance-private_none = 💰 You have not played in any chat yet. Add the bot to a group and open a table: /newgame
 
 ## A table that explains itself: partial payouts, the bank's cover, the banker's chips, pauses, precise refusals
 btn-stake_uncovered = ⚠ { $label }
 btn-resume = ▶ Resume
-prompt-stake_cover = ⚠ payout guaranteed up to { $cover }
+prompt-stake_cover = ⚠ the bank guarantees only { $cover }
 prompt-paused = ⏸ Paused: nobody has played since the round began. It is { $name }'s turn; press “{ btn-resume }” or play.
 prompt-paused_between = ⏸ Paused: nobody played this round, so the next one will not start by itself. Press “{ btn-next }” or /next.
 prompt-next_round_in = ⏱ The next round starts by itself in { $seconds } s, or now: “{ btn-next }” or /next.
 prompt-next_round = The next round starts by itself, or now: “{ btn-next }”.
 pay-win_short = <b>+{ $amount }</b> of { $due }: the bank ran dry
-pay-push_dry = push: the bank is empty, nothing to pay the { $due } won
+pay-push_dry = push: the bank is empty, so the { $due } won can't be paid
 news-paid_short = (of { $due }: the bank ran dry)
 refusal-range_bank = The bank is a whole number from { $minimum } to { $maximum }: /bank and the amount.
 refusal-range_stake = A stake is a whole number from { $minimum } to { $maximum }: /bet and the amount.
 refusal-not_your_turn_name = Not your turn — it's { $turn_name }'s.
 refusal-wrong_phase_at = { $phase ->
         [lobby] The game has not started: first “{ btn-start }” or /deal.
-        [bank] The banker is naming the bank now — please wait.
+        [bank] The banker is setting the bank — please wait.
         [round_over] The round is over. Next: “{ btn-next }” or /next.
        *[other] The round is still on — try again when it ends.
     }
@@ -509,8 +512,8 @@ end-reason-unreachable = The bot can no longer write to this chat.
 end-declined = Turned the bank down: { $names }
 end-broke = Out of chips: { $names }
 end-dealt = Banked already: { $names }
-settings-invalid-dark_draw = in this rule set the banker draws first — dark cards are not played there
-settings-invalid-ace_low = with picture cards at 10 an ace already counts 1 or 11
+settings-invalid-dark_draw = in this rule set the banker draws first, so blind cards are not played
+settings-invalid-ace_low = with face cards at 10, an ace already counts as 1 or 11
 held-bank_note = ({ $bank } of it in the bank)
 ## Mini App page: the page's own words (bot/webapp/view.py: LABELS), then the server's answers and the ways in
 app-title = Ochko
@@ -531,16 +534,15 @@ app-seconds = s
 app-not_seated = You are not at the table
 app-waiting_next = waiting for the next round
 app-players = Players
-app-dark_card = dark
+app-dark_card = blind
 app-unauthorized = Could not check who you are. Open the table again from Telegram.
 app-not_member = Only members of the group can see this table.
 app-bad_request = That request was not understood. Reload the page.
 app-open_private = 📱 Table in the app
 app-open_group = 📱 Open the table
 refusal-group_button = This button works only in the group where the game is played.
-# Refusals that say the real reason and the way forward (rules.refusals: the engine says them; `action` is the engine's move), and /lang in a group.
-refusal-stake_first = Stake first: /bet { $minimum } — or more, up to { $maximum }.
-refusal-bank_first = Name the bank first: /bank and an amount from { $minimum } to { $maximum }.
+refusal-stake_first = Place a bet first: /bet and an amount from { $minimum } to { $maximum }.
+refusal-bank_first = Set the bank first: /bank and an amount from { $minimum } to { $maximum }.
 refusal-your_draw = { $action ->
         [stake] Your stake is in — now it's your turn: /hit for another card, /stand to stop.
        *[other] It's your turn: /hit for another card, /stand to stop.
@@ -551,22 +553,22 @@ refusal-round_on = { $action ->
         [next_round] The round is still on: the next one starts once this one ends.
        *[other] The round is still on: it's { $turn_name }'s turn.
     }
-refusal-bank_by_banker = The banker names the bank: { $banker_name }.
-refusal-bank_all_in = In this rule set nobody names the bank: the banker puts up all their chips.
+refusal-bank_by_banker = Only the banker sets the bank — that's { $banker_name }.
+refusal-bank_all_in = In this rule set nobody sets the bank: the banker puts up all their chips.
 refusal-bank_named = The bank is already set at { $bank }.
-refusal-banker_no_stake = The banker doesn't stake — the bank plays against every stake.
-refusal-banker_no_dark = The banker can't take a dark card: /hit for another card, /stand to stop.
-refusal-leaving_already = You're already leaving — once the round ends.
+refusal-banker_no_stake = The banker doesn't bet — the bank covers every stake.
+refusal-banker_no_dark = The banker can't take a blind card: /hit for another card, /stand to stop.
+refusal-leaving_already = You're already leaving at the end of this round.
 refusal-cancel_started = The game has started, and /cancel works only before the first deal. To end the game: /endgame.
 refusal-cancel_creator = Only whoever opened the table ({ $creator_name }) or a group admin can close it.
 refusal-lang_group_admins = Only admins change the group's language. Your own: /lang ru or /lang en in the private chat with the bot.
 lang-group_switched = Group language: English 🇬🇧
-help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go in the order of the numbers on the table: 👉 shows whose turn it is, and the buttons come to the private chat.
-help-start_private = How to start: in a group, /newgame → “{ btn-join }” → “{ btn-start }”. The lot picks the banker, then turns go in the order of the numbers on the table: 👉 shows whose turn it is. Your cards and turn buttons will come here.
+help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The banker is drawn by lot, then players take turns in seat order: 👉 shows whose turn it is, and the buttons come to the private chat.
+help-start_private = How to start: in a group, /newgame → “{ btn-join }” → “{ btn-start }”. The banker is drawn by lot, then players take turns in seat order: 👉 shows whose turn it is. Your cards and turn buttons will come here.
 help-rules = 📜 The rules, for newcomers: /rules
 help-section-table = 🪑 <b>The table</b>
 help-section-turn = 🃏 <b>Your turn</b>
 help-section-chips = 💰 <b>Chips and the deck check</b>
 help-section-other = ⚙ <b>Everything else</b>
-refusal-no_dark = This rule set has no dark cards.
+refusal-no_dark = This rule set has no blind cards.
 chart-unavailable = 📈 Charts are not drawn here: the bot's charting library (matplotlib) is not installed. For the bot's owner: pip install 'ochko-bot[chart]'.

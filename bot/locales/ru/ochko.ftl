@@ -8,7 +8,7 @@ preset-big54-name = Большая колода, 54 карты
 preset-twodecks104-name = Две колоды, 104 карты
 preset-classic36-summary =
     Валет 2, дама 3, король 4, туз 11. Банкир сам назначает банк.
-    Каждый по очереди ставит (хоть ва-банк) и сразу берёт карты; очко и золотое очко (два туза) выигрывают сразу.
+    Каждый по очереди ставит (хоть ва-банк) и тут же берёт карты; очко и золотое очко (два туза) выигрывают сразу.
     Нижняя карта колоды открыта; можно брать втёмную.
 preset-home36-summary =
     Валет 2, дама 3, король 4, туз 11. Банкир ставит в банк всё, что у него есть.
@@ -74,7 +74,7 @@ table-total = = { $total }
 table-waiting_next = 🪑 Ждут следующего раунда: { $names }
 table-time_left = ⏱ { $seconds } с
 status-waiting = ждёт
-status-staked = ставка сделана
+status-staked = ждёт хода
 status-on_turn = ⏳ ходит
 status-stood = ✋ хватит
 status-bust = 💥 перебор
@@ -83,8 +83,8 @@ status-golden = 🏆 золотое очко
 status-natural = ✅ очко с раздачи
 status-won = ✅ выигрыш
 status-lost = ❌ проигрыш
-status-out = 💤 пропускает раунд
-status-leaving = 🚪 уйдёт после раунда
+status-out = 💤 пропускает
+status-leaving = 🚪 уходит
 prompt-bank = 👉 { $name }: банк от 1 до { $maximum }
 prompt-stake = 👉 { $name }: ставка до { $maximum }
 prompt-draw = 👉 { $name }: ещё или хватит?
@@ -94,15 +94,15 @@ prompt-ended = 🏁 Игра окончена.
 result-header = 🏁 <b>Раунд { $round }: вскрываемся</b>
 result-banker = 🏦 Банкир { $name }: { $cards } — <b>{ $total }</b>
 result-row = { $name }: { $cards } — { $total } · { $payment }
-result-out_row = { $name }: вне игры
+result-out_row = { $name }: 💤 раунд пропущен
 result-bust = перебор 💥
 result-twenty_one = очко ✅
-result-golden = золотое очко 🏆
+result-golden = (золотое очко 🏆)
 result-natural = с раздачи
 result-dark = с картой втёмную
 pay-win = <b>+{ $amount }</b>
 pay-lose = −{ $amount }
-pay-lose_fine = −{ $amount } (штраф { $fine })
+pay-lose_fine = −{ $amount } (из них штраф { $fine })
 pay-push = при своих
 result-banker_net = Банкир за раунд: { $amount }
 result-bank = 🏦 Банк: <b>{ $bank }</b>
@@ -128,17 +128,17 @@ verify-deal_bad = карты шли НЕ по порядку ❌
 verify-ok = Итог: ✅ колода честная
 verify-bad = Итог: ❌ проверка не прошла
 verify-how = Как проверить без бота: хеш SHA-256 строки «ochko-v1|соль|порядок» должен совпасть с хешем, показанным до раздачи; порядок — коды карт латиницей через пробел: 10♥ → 10H, A♠ → AS, Q♦ → QD, 7♣ → 7C, ★ → X1 или X2.
-refusal-not_revealed = 🔒 Колода раунда { $round } раскрывается после вскрытия карт.
+refusal-not_revealed = 🔒 Колоду раунда { $round } можно проверить после вскрытия карт.
 refusal-no_round = Раунда { $round } в этой игре не было. { $played ->
         [0] Ещё не сыграно ни одного раунда.
         [one] Пока сыгран { $played } раунд.
         [few] Пока сыграно { $played } раунда.
        *[many] Пока сыграно { $played } раундов.
     }
-refusal-none_yet = 🔒 Ни один раунд ещё не вскрыт: колода раскрывается после вскрытия карт.
+refusal-none_yet = 🔒 Проверять пока нечего: колоду можно проверить после вскрытия карт.
 verify-legacy = Раунд { $round } сдан ещё до того, как бот начал показывать хеш колоды.
 verify-no_game = Нет игры, колоду которой можно проверить.
-cmd-verify = проверить колоду раунда: /verify [раунд]
+cmd-verify = проверить колоду раунда [номер]
 end-header = 🏁 <b>Игра окончена</b>
 end-reason-ended = Игру завершили.
 end-reason-all_dealt = Все побывали банкирами.
@@ -152,7 +152,7 @@ hand-header_first = 🃏 <b>Очко</b> · { $chat }
 hand-chat_fallback = игра №{ $game }
 hand-cards = Ваши карты: { $cards }
 hand-no_cards = Карт пока нет.
-hand-dark_card = 🂠 «втёмную»
+hand-dark_card = 🂠 (втёмную)
 hand-total = Сумма: <b>{ $total }</b>
 hand-total_dark = Сумма открытых: <b>{ $total }</b> + карта втёмную
 hand-stake = Ставка: <b>{ $stake }</b> · фишки: { $balance }
@@ -194,8 +194,8 @@ news-dark = 🌑 { $name } берёт карту втёмную
 news-session_ended = 🏁 Игра окончена
 refusal-not_your_turn = Сейчас не ваш ход.
 refusal-wrong_phase = Сейчас так нельзя — игра на другом этапе.
-refusal-amount_out_of_range = Можно от { $minimum } до { $maximum }.
-refusal-amount_none = Сейчас сумму назвать нельзя: в банке нет места или у вас нет фишек.
+refusal-amount_out_of_range = Сумма — от { $minimum } до { $maximum }.
+refusal-amount_none = Сейчас ставить нельзя: банк уже весь разобран ставками или у вас нет фишек.
 refusal-cannot_afford = Не хватает фишек: у вас { $balance }, ставка — не больше { $maximum }.
 refusal-cannot_afford_fine = Фишек должно хватить и на штраф: у вас { $balance }, ставка — не больше { $maximum }.
 refusal-too_many_cards = { $maximum ->
@@ -204,7 +204,7 @@ refusal-too_many_cards = { $maximum ->
        *[many] Больше { $maximum } карт в руке не бывает.
     }
 refusal-deck_exhausted = Карты в колоде кончились.
-refusal-option_disabled = В этом варианте так не играют.
+refusal-option_disabled = В этом варианте так не играют — правила: /rules.
 refusal-cannot_pass_bank = Сейчас банк передать нельзя.
 refusal-cannot_pass_bank_rounds = Банк можно передать, только продержав его { $rounds ->
         [one] { $rounds } раунд
@@ -235,13 +235,13 @@ refusal-not_enough_players_more = Для начала { $missing ->
        *[many] нужно ещё { $missing } игроков
     } с фишками — позовите кого-нибудь за стол («{ btn-join }» или /join).
 refusal-invalid_variant = Эти настройки друг с другом не сочетаются.
-refusal-illegal_action = Так сейчас нельзя.
-refusal-stale_button = Кнопка устарела: жмите кнопки под последним столом.
+refusal-illegal_action = Сейчас так нельзя — что можно, видно по кнопкам на столе (/table).
+refusal-stale_button = Кнопка устарела — жмите кнопки под свежим столом (/table).
 refusal-foreign_game = Эта кнопка от другой игры.
 refusal-no_game = В этом чате нет игры. Начните: /newgame
 refusal-not_allowed = Это может только создатель стола, банкир или админ.
 refusal-private_needed = Сначала откройте личку с ботом — туда придут ваши карты.
-refusal-bad_amount = Ставка — целое число от { $minimum } до { $maximum }.
+refusal-bad_amount = Нужно целое число от { $minimum } до { $maximum }.
 refusal-bad_amount_plain = Нужно целое положительное число.
 refusal-game_exists = В этом чате уже идёт игра: /table
 refusal-user_game_limit = { $limit ->
@@ -252,7 +252,7 @@ refusal-user_game_limit = { $limit ->
 refusal-house_busy = Банкир-бот уже держит банк за другим столом этого чата — доиграйте там или выключите банкира-бота в /settings.
 refusal-seated_in_chat = Вы уже сидите за другим столом в этом чате — сначала доиграйте там.
 refusal-slow_down = Не так быстро 🙂
-refusal-generic = Так нельзя.
+refusal-generic = Так нельзя — посмотрите кнопки на столе (/table) или правила (/rules).
 help-header_group = 🃏 <b>Очко</b> — карточная игра «21» для всей группы.
 help-header_private = 🃏 <b>Очко</b> — карточная игра «21» для групп: добавьте бота в группу и играйте там.
 help-footer = Ходить можно кнопками или командами. Ваши карты видите только вы.
@@ -272,10 +272,10 @@ cmd-hand-private = прислать мои карты ещё раз
 cmd-endgame = завершить игру (создатель, банкир, админ)
 cmd-odds = шансы перебора и очка на следующей карте (в личку)
 cmd-odds-private = шансы перебора и очка на следующей карте
-cmd-balance = мой баланс
+cmd-balance = сколько у меня фишек
 cmd-top = лучшие игроки чата
 cmd-stats = моя статистика
-cmd-chart = график моего баланса (ответом — чужого)
+cmd-chart = график моих фишек (ответом на сообщение — чужих)
 cmd-rules = правила игры [вариант]
 cmd-settings = настройки чата (админы)
 cmd-lang = язык: /lang ru или /lang en
@@ -284,16 +284,19 @@ cmd-start = начать: сюда будут приходить ваши кар
 # /rules (bot/render/info.py: rules_parts), in the order shown: four parts of one phone screen each.
 rules-header = 📜 <b>{ $preset }</b> ({ $name })
 rules-unknown = Нет такого варианта. Есть: { $presets }
-rules-running = 🎲 Правила идущей игры.
+rules-running = 🎲 Правила текущей игры.
 rules-chat_overrides = ⚙ С настройками этого чата.
 rules-part-play = 🎯 <b>Как играть</b>
-rules-goal = Цель — набрать больше банкира, но не больше 21; больше 21 — перебор.
+rules-goal = Вы играете против банкира: ставите фишки и берёте карты. Цель — набрать больше очков, чем у банкира, но не больше 21; больше 21 — перебор.
 rules-compare = Больше банкира — выигрыш, меньше — проигрыш, поровну — при своих.
 rules-banker_last = Банкир ходит последним; перебрал — выиграли все, кто не перебрал.
 rules-banker_first = Банкир добирает первым, втайне.
 rules-no_fine = 💥 Перебор — ставка уходит в банк.
-rules-fine = 💥 Перебор — в банк уходят ставка и штраф { $percent }% ставки.
-rules-both_bust = Перебрал банкир — кто не перебрал, получает вдвое, кто тоже перебрал, забирает ставку.
+rules-fine = 💥 Перебор — в банк уходят ставка и { $percent ->
+        [100] штраф в размере ставки.
+       *[other] штраф { $percent }% от ставки.
+    }
+rules-both_bust = Если перебрал банкир, все, кто не перебрал, получают вдвое (ставка 50 → +100), а кто тоже перебрал — остаются при своих.
 rules-hidden = 🂠 Чужие карты до вскрытия закрыты, свои видите только вы.
 rules-draw = Ваш ход: «{ btn-hit }» или «{ btn-stand }». В руке не больше { $count ->
         [one] { $count } карты.
@@ -302,9 +305,9 @@ rules-draw = Ваш ход: «{ btn-hit }» или «{ btn-stand }». В рук�
     }
 rules-instant_21 = ✅ Очко (21) — выигрыш сразу.
 rules-golden = 🏆 Золотое очко (два туза) — тоже.
-rules-naturals = ✅ Очко с двух первых карт: у банкира — он забирает все ставки, даже у игроков с очком; у игрока — банк сразу платит ему вдвое: ставка 50 → +100.
+rules-naturals = ✅ Очко с раздачи — 21 на двух первых картах. Если оно у банкира, он сразу забирает все ставки, даже у тех, у кого тоже очко. Если у игрока — банк сразу платит ему вдвое: ставка 50 → +100.
 rules-part-stakes = 💰 <b>Банк и ставки</b>
-rules-bank_pays = 🏦 Банк — фишки банкира. Выиграли — банк платит столько же, сколько вы поставили: ставка 50 → +50. Проиграли — ставка уходит в банк.
+rules-bank_pays = 🏦 Банк — фишки, которые банкир выставил против игроков. Выиграли — банк платит столько же, сколько вы поставили: ставка 50 → +50. Проиграли — ставка уходит в банк.
 rules-bank-named = Сколько фишек положить в банк, решает банкир — хоть все свои.
 rules-bank-all_in = Банкир кладёт в банк все свои фишки.
 rules-bank_limit = В банке не больше { $limit }.
@@ -312,9 +315,9 @@ rules-stakes-per_turn = Игроки по очереди ставят и сра�
 rules-stakes-before_draw = Сначала ставят все, потом по очереди берут карты.
 rules-stakes-before_deal = Все ставят до раздачи.
 rules-cap-bank = Ставка — не больше банка; на весь банк — ва-банк.
-rules-cap-shared = Все ставки вместе — не больше банка, и каждому, кто ещё не ставил, остаётся хотя бы 1.
+rules-cap-shared = Все ставки вместе — не больше банка, и каждому, кто ещё не ставил, должно остаться хотя бы по 1 фишке.
 rules-fine_cap = Фишек должно хватать и на штраф: при { $balance } фишках ставка — не больше { $stake }.
-rules-cover = ⚠ Выигрыши банк платит по очереди, пока в нём есть фишки. ⚠ на кнопке: если выиграют и другие, такую ставку банк может оплатить не целиком.
+rules-cover = ⚠ Банк платит выигрыши по очереди, пока в нём есть фишки. Если на кнопке ставки стоит ⚠, при выигрыше других банк может выплатить вам не всё.
 rules-part-cards = 🃏 <b>Колода и раздача</b>
 rules-seats = За столом от { $minimum } до { $maximum ->
         [one] { $maximum } игрока
@@ -335,13 +338,13 @@ rules-deal = Раздача: каждому по { $count ->
     }.
 rules-banker_up = Первую карту банкира видят все.
 rules-bottom = 🔻 Нижняя карта открыта всем и сдаётся последней — скорее всего, её никто не получит.
-rules-dark = 🌑 Втёмную — карта, которую до вскрытия не видит никто, даже вы; после неё карт больше не берут.
+rules-dark = 🌑 Карта втёмную: до вскрытия её не видит никто, даже вы; после неё карт больше не берут.
 rules-dark_fine = Перебор втёмную — без штрафа.
 rules-no_dark = Втёмную в этом варианте не играют.
 rules-part-bank = 🔁 <b>Смена банкира и конец игры</b>
 rules-lot = 🎲 Первого банкира выбирает жребий.
-rules-order-clockwise = Игроки ходят в порядке номеров на столе; банк переходит к № 1.
-rules-order-counterclockwise = Игроки ходят в порядке номеров на столе; банк переходит к последнему номеру.
+rules-order-clockwise = Игроки ходят по номерам на столе; банк потом переходит к игроку № 1.
+rules-order-counterclockwise = Игроки ходят по номерам на столе; банк потом переходит к игроку с последним номером.
 rules-pass-when_broken = Банк переходит, когда его сорвут — в нём кончатся фишки.
 rules-pass-every_round = Банк переходит после каждого раунда.
 rules-pass-voluntary = Продержав банк { $rounds ->
@@ -409,7 +412,7 @@ stats-special = Очко — { $twentyones ->
     }
 stats-money = Крупнейший выигрыш: { $biggest } · итог: { $net }
 stats-win_rate = Доля побед: { $percent }%
-chart-title = { $name }: баланс
+chart-title = { $name }: фишки
 chart-axis_balance = Фишки
 chart-caption = 📈 { $name }: сейчас <b>{ $amount }</b> (в начале { $start }, итог { $net })
 chart-none = 📈 { $name }: в этом чате ещё нет истории баланса — сыграйте раунд.
@@ -448,7 +451,7 @@ private-opened = ✉ Личка с ботом открыта — ваши кар
 lang-switched = Язык: русский 🇷🇺
 lang-usage = Язык: /lang ru или /lang en
 group_only = Эта команда работает в группе.
-private_several = Вы сидите в нескольких играх — ходите кнопками под картами или командой в группе.
+private_several = Вы играете сразу за несколькими столами — ходите кнопками под картами или командой в группе.
 error-internal = Что-то пошло не так. Попробуйте ещё раз.
 joined = Вы за столом ✅
 hand_in_group = Наберите /hand в группе, где идёт игра, — карты придут сюда.
@@ -456,9 +459,9 @@ unknown_preset = Нет варианта { $name }. Есть: { $known }
 
 ## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
 endgame-confirm =
-    🏁 Завершить игру? Спрашивает: { $name }.
-    Ставки незаконченного раунда вернутся, итоги придут одним сообщением.
-    Подтвердить может только { $name } — { $seconds } с.
+    🏁 { $name }, точно завершить игру?
+    Ставки текущего раунда вернутся, итоги придут одним сообщением.
+    Подтвердить можете только вы — { $seconds } с.
 btn-endgame_yes = 🏁 Да, завершить
 btn-endgame_no = ↩ Играем дальше
 endgame-not_yours = Подтвердить может только { $name }.
@@ -500,7 +503,7 @@ refill-balance_off = Фишек не хватает, чтобы сесть (ну
 cmd-next = начать следующий раунд
 cmd-cancel = закрыть стол до начала игры
 settings-btn-preset = { $value }
-private-no_game = Вы сейчас не сидите ни за одним столом. Игра идёт в группе: /newgame — открыть стол.
+private-no_game = Вы сейчас не сидите ни за одним столом. Играют в группах: откройте стол там командой /newgame.
 private-unknown_command = Такой команды нет. Все команды: /help
 private_only = Эта команда работает в личке с ботом.
 balance-private_header = 💰 <b>Ваши фишки</b> (в каждом чате свои):
@@ -511,11 +514,11 @@ balance-private_none = 💰 Вы ещё не играли ни в одном ч�
 ## A table that explains itself: partial payouts, the bank's cover, the banker's chips, pauses, precise refusals
 btn-stake_uncovered = ⚠ { $label }
 btn-resume = ▶ Продолжить
-prompt-stake_cover = ⚠ выплата гарантирована до { $cover }
-prompt-paused = ⏸ Пауза: с начала раунда никто не ходил. Ход — { $name }; продолжить — «{ btn-resume }» или любой ход.
+prompt-stake_cover = ⚠ банк гарантирует выплату до { $cover }
+prompt-paused = ⏸ Пауза: с начала раунда никто не ходил. Сейчас ходит { $name }; продолжить — «{ btn-resume }» или любой ход.
 prompt-paused_between = ⏸ Пауза: в этом раунде никто не ходил, поэтому новый не начнётся сам. Продолжить — «{ btn-next }» или /next.
-prompt-next_round_in = ⏱ Следующий раунд — сам через { $seconds } с, или сразу: «{ btn-next }» или /next.
-prompt-next_round = Следующий раунд начнётся сам, или сразу: «{ btn-next }».
+prompt-next_round_in = ⏱ Следующий раунд начнётся через { $seconds } с; сразу — «{ btn-next }» или /next.
+prompt-next_round = Следующий раунд начнётся сам; сразу — «{ btn-next }».
 pay-win_short = <b>+{ $amount }</b> из { $due }: банк кончился
 pay-push_dry = при своих: банк пуст, выигрыш { $due } платить нечем
 news-paid_short = (из { $due }: банк кончился)
@@ -539,7 +542,7 @@ end-reason-unreachable = Бот больше не может писать в э�
 end-declined = Отказались от банка: { $names }
 end-broke = Без фишек: { $names }
 end-dealt = Банк уже держали: { $names }
-settings-invalid-dark_draw = в этом варианте банкир берёт карты первым — втёмную там не играют
+settings-invalid-dark_draw = в этом варианте банкир берёт карты первым, поэтому втёмную не играют
 settings-invalid-ace_low = с очками «картинки по 10» туз и так считается за 1 или 11
 held-bank_note = (из них в банке { $bank })
 ## Mini App page: the page's own words (bot/webapp/view.py: LABELS), then the server's answers and the ways in
@@ -568,8 +571,7 @@ app-bad_request = Запрос не распознан. Обновите стр�
 app-open_private = 📱 Стол в приложении
 app-open_group = 📱 Открыть стол
 refusal-group_button = Эта кнопка работает только в группе, где идёт игра.
-# Refusals that say the real reason and the way forward (rules.refusals: the engine says them; `action` is the engine's move), and /lang in a group.
-refusal-stake_first = Сначала ставка: /bet { $minimum } — или больше, до { $maximum }.
+refusal-stake_first = Сначала сделайте ставку: /bet и сумма от { $minimum } до { $maximum }.
 refusal-bank_first = Сначала назначьте банк: /bank и сумма от { $minimum } до { $maximum }.
 refusal-your_draw = { $action ->
         [stake] Ставка уже сделана — теперь ваш ход: /hit — ещё карту, /stand — хватит.
@@ -582,7 +584,7 @@ refusal-round_on = { $action ->
        *[other] Раунд ещё идёт: сейчас ходит { $turn_name }.
     }
 refusal-bank_by_banker = Банк назначает банкир: { $banker_name }.
-refusal-bank_all_in = В этом варианте банк не называют: банкир кладёт в банк все свои фишки.
+refusal-bank_all_in = В этом варианте банк не назначают: банкир кладёт в банк все свои фишки.
 refusal-bank_named = Банк уже назначен: в банке { $bank }.
 refusal-banker_no_stake = Банкир не ставит — он держит банк против всех ставок.
 refusal-banker_no_dark = Банкир втёмную не берёт: /hit — ещё карту, /stand — хватит.
