@@ -56,12 +56,12 @@ def rules_parts(
         header += "\n" + " ".join(notes)
 
     play = [header, t("rules-part-play", lang), t("rules-goal", lang), t("rules-compare", lang)]
+    play.append(t("rules-draw", lang, count=v.max_cards))
     play.append(t("rules-banker_first" if v.banker_first else "rules-banker_last", lang))
     fine = "rules-fine" if v.bust_fine_percent else "rules-no_fine"
     play.append(t(fine, lang, percent=v.bust_fine_percent))
     play += _where(lang, (v.both_bust_quits, "rules-both_bust"))
     play.append(t("rules-hidden", lang))
-    play.append(t("rules-draw", lang, count=v.max_cards))
     play += _where(lang, (v.instant_21, "rules-instant_21"), (v.golden_point, "rules-golden"))
 
     stakes = [t("rules-part-stakes", lang), t("rules-bank_pays", lang)]

@@ -109,7 +109,7 @@ def test_rules_say_why_the_table_limits_a_stake_and_how_the_game_ends(
     assert plain(i18n.t(end, lang)) in text and "/endgame" in plain(i18n.t("rules-end_chips", lang))
     # «по часовой» means nothing in a chat: the order is the numbers the table shows.
     assert "часов" not in text and "clockwise" not in text.replace("counterclockwise", "")
-    numbers = {"ru": "в порядке номеров на столе", "en": "order of their numbers on the table"}
+    numbers = {"ru": "по номерам на столе", "en": "seat order (1, 2, 3…)"}
     assert numbers[lang] in text
 
 
@@ -191,6 +191,13 @@ BANNED = {
         (r"\b(?:отда|сда|уступ)\w*\s+банк", "the banker's action is «передать банк»"),
         (r"время вышло,? хватит", "«хватит» alone reads as «enough!»"),
         (r"платит вам вашу ставку", "reads like a refund: say what is paid (50 → +50)"),
+        # The native reader's review (issue #30).
+        (r"Спрашивает:", "the confirmation speaks to whoever asked: «Аня, точно завершить игру?»"),
+        (r"в банке нет места", "a calque: «банк уже весь разобран ставками»"),
+        (r"\bсам через\b", "«начнётся через N с»"),
+        (r"\bвне игры\b", "a round sat out is «раунд пропущен», as «пропускает» on the table"),
+        (r"[Вв]тёмную\s+—\s+карта", "an adverb is no noun: «карта втёмную»"),
+        (r"\bназыва\w*\s+банк|\bбанк\s+не\s+называ", "the bank is «назначить», one verb"),
     ],
     "en": [
         (r"\b[Pp]resets?\b", 'the rule set is "rule set"'),
@@ -200,7 +207,6 @@ BANNED = {
         (r"\bRules:", 'the rule set is "rule set"'),
         (r"\[rules\]", 'the rule set is "rule set"'),
         (r"\b[Tt]hese rules\b", 'the rule set is "rule set"'),
-        (r"\bWhole bank\b", 'va-bank is "va-bank" on the button as in the rules'),
         (r"\byour move\b|\bnobody moved\b|'s move\b", 'a "turn", not a "move"'),
         (r"\bGo on\b", 'the button is "Resume"'),
         (r"\bHave held\b", "tense"),
@@ -209,6 +215,13 @@ BANNED = {
         (r"\b(?:counter)?clockwise\b", "a chat has no clock face: the numbers on the table"),
         (r"\bhand(?:s|ed|ing)?\s+(?:the bank\s+|it\s+)?on\b", 'the action is "pass the bank"'),
         (r"\bpays you your stake\b", "reads like a refund: say what is paid (50 → +50)"),
+        # The native reader's review (issue #30).
+        (r"\b[Dd]ark\b", 'a card taken unseen is "blind" ("dark card" is a calque)'),
+        (r"\b[Gg]olden point\b", '"two aces" (the “golden ochko”)'),
+        (r"\bVa-bank\b", 'the button is "Whole bank"; the rules explain “va-bank”'),
+        (r"\bnam(?:e|es|ed|ing) the bank\b", 'the banker "sets the bank"'),
+        (r"\b[Bb]roken\b", 'the bank is "cleaned out" ("broken" reads as a fault)'),
+        (r"\bAsked by\b", 'the confirmation speaks to whoever asked: "Ann, end the game?"'),
     ],
 }
 # Entries in other hands (the refusals' and /lang's texts, issue #25's other part): to be aligned
@@ -283,6 +296,20 @@ def test_no_replaced_name_comes_back(lang: str) -> None:
         ("en", "Only the banker can hand it on"),
         ("en", "The bank is handed on once it ends"),
         ("en", "Win and the bank pays you your stake"),
+        ("ru", "🏁 Завершить игру? Спрашивает: Аня."),
+        ("ru", "Сейчас сумму назвать нельзя: в банке нет места"),
+        ("ru", "⏱ Следующий раунд — сам через 10 с"),
+        ("ru", "Аня: вне игры"),
+        ("ru", "🌑 Втёмную — карта, которую не видит никто"),
+        ("ru", "В этом варианте банк не называют"),
+        ("en", "🌑 Dark card"),
+        ("en", "with a dark card"),
+        ("en", "🏆 golden point"),
+        ("en", "Va-bank 300"),
+        ("en", "The banker names the bank."),
+        ("en", "The banker is naming the bank now"),
+        ("en", "💥 The bank is broken!"),
+        ("en", "🏁 End the game? Asked by Ann."),
     ],
 )
 def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
@@ -304,6 +331,15 @@ def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
         ("ru", "✋ хватит"),
         ("en", "Pass the bank, or decline it"),
         ("en", "A hand holds at most 5 cards."),
+        ("ru", "🂠 (втёмную)"),
+        ("ru", "🌑 Карта втёмную: до вскрытия её не видит никто"),
+        ("ru", "В этом варианте банк не назначают"),
+        ("ru", "Ставка уже сделана — теперь ваш ход"),
+        ("en", "🌑 Blind card"),
+        ("en", "Whole bank 300"),
+        ("en", "betting the whole bank is “va-bank”."),
+        ("en", "The bank is cleaned out!"),
+        ("en", "🏁 Ann, end the game?"),
     ],
 )
 def test_legitimate_words_pass(lang: str, right: str) -> None:

@@ -273,7 +273,7 @@ rules-unknown = No such rule set. Known: { $presets }
 rules-running = 🎲 The rules of the running game.
 rules-chat_overrides = ⚙ With this chat's settings.
 rules-part-play = 🎯 <b>How to play</b>
-rules-goal = You play against the banker: bet chips and draw cards. The goal is a higher total than the banker's without going over 21 — over 21 is a bust.
+rules-goal = You play against the banker: score more, but not over 21 (a bust).
 rules-compare = Higher than the banker wins, lower loses, equal is a push.
 rules-banker_last = The banker draws last; if they bust, all who didn't bust win.
 rules-banker_first = The banker draws first, in secret.
@@ -289,20 +289,20 @@ rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to sto
        *[other] { $count } cards
     } in a hand.
 rules-instant_21 = ✅ 21 wins at once.
-rules-golden = 🏆 So do two aces (the “golden ochko”).
+rules-golden = 🏆 So do two aces (golden ochko).
 rules-naturals = ✅ A natural is 21 on the first two cards. The banker's natural takes every stake, even from players who have one. A player's natural is paid double at once: stake 50 → +100.
 rules-part-stakes = 💰 <b>The bank and the stakes</b>
-rules-bank_pays = 🏦 The bank is the chips the banker puts up against the players. Win and the bank pays as much as you bet: stake 50 → +50. Lose and your stake goes to the bank.
+rules-bank_pays = 🏦 The bank is what the banker puts up against the players. Win and the bank pays as much as you bet: 50 → +50. Lose and your stake goes to the bank.
 rules-bank-named = The banker decides how much goes in the bank — up to all their chips.
 rules-bank-all_in = The banker puts all their chips in the bank.
 rules-bank_limit = The bank holds at most { $limit }.
 rules-stakes-per_turn = Each player in turn bets, then draws straight away.
 rules-stakes-before_draw = Everyone bets first, then each draws in turn.
 rules-stakes-before_deal = Everyone bets before the deal.
-rules-cap-bank = A stake is at most the bank; betting the whole bank is called “va-bank”.
+rules-cap-bank = A stake is at most the bank; betting the whole bank is “va-bank”.
 rules-cap-shared = All stakes together are at most the bank, leaving at least 1 for each player yet to bet.
-rules-fine_cap = Your chips must cover the fine too: with { $balance } chips you can bet up to { $stake }.
-rules-cover = ⚠ The bank pays winners in turn while it has chips. A ⚠ on a stake button means that if others win too, the bank may not pay you in full.
+rules-fine_cap = The fine must be covered too: with { $balance } chips you can bet up to { $stake }.
+rules-cover = ⚠ The bank pays winners in turn while it has chips. A ⚠ on a stake button: if others win too, the bank may not pay you in full.
 rules-part-cards = 🃏 <b>The deck and the deal</b>
 rules-seats = { $minimum } to { $maximum ->
         [one] { $maximum } player
