@@ -300,7 +300,10 @@ async def test_endgame_asks_its_asker_and_ends_with_one_summary(harness: Harness
     asked = [m for m in harness.group.all_messages[count:] if m.from_bot]
     assert len(asked) == 1, [m.content for m in asked]
     question = asked[0]
-    assert question.content.startswith("🏁 Завершить игру?") and "Аня" in question.content
+    assert (
+        question.content.split("\n")[0].endswith(", точно завершить игру?")
+        and "Аня" in question.content
+    )
     assert (await harness.stored()).status != "finished"
     # Somebody else's press changes nothing.
     answer = await harness.press_data(b, question, _answer_data(question, yes=True))
@@ -315,7 +318,9 @@ async def test_endgame_asks_its_asker_and_ends_with_one_summary(harness: Harness
     # Asked again, and confirmed: the game ends, the question goes, ONE summary is posted.
     await harness.say(a, "/endgame")
     question = harness.group.last_with_buttons()
-    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    assert question is not None and question.content.split("\n")[0].endswith(
+        ", точно завершить игру?"
+    )
     count = len(harness.group.all_messages)
     answer = await harness.press_data(a, question, _answer_data(question, yes=True))
     assert not answer.show_alert, answer
@@ -346,7 +351,9 @@ async def test_endgame_question_expires(harness: Harness) -> None:
     # buttons the bot removed): refused.
     await harness.say(a, "/endgame")
     question = harness.group.last_with_buttons()
-    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    assert question is not None and question.content.split("\n")[0].endswith(
+        ", точно завершить игру?"
+    )
     yes = _answer_data(question, yes=True)
     await harness.advance_clock(endgame.END_CONFIRM_SECONDS + 1)
     answer = await harness.press_raw(a, question, yes)
@@ -357,7 +364,9 @@ async def test_endgame_question_expires(harness: Harness) -> None:
     # Left alone, the question closes itself when its time is up.
     await harness.say(a, "/endgame")
     question = harness.group.last_with_buttons()
-    assert question is not None and question.content.startswith("🏁 Завершить игру?")
+    assert question is not None and question.content.split("\n")[0].endswith(
+        ", точно завершить игру?"
+    )
     await harness.advance_clock(endgame.END_CONFIRM_SECONDS - 1)
     assert question.inline_keyboard  # not yet
     await harness.advance_clock(1)

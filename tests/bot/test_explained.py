@@ -70,7 +70,7 @@ async def test_a_partial_payout_says_why_and_the_next_round_is_announced(
     assert plain(_payment(60, 40, "win", "ru", 60)) in result
     assert "банк кончился" in result
     # The round will go on by itself: the result says when, and how to go on at once.
-    assert "Следующий раунд — сам через" in result and "/next" in result
+    assert "Следующий раунд начнётся через" in result and "/next" in result
 
 
 async def test_the_bankers_balance_includes_his_bank(harness: Harness) -> None:

@@ -78,7 +78,7 @@ async def test_commitment_shown_then_revealed_and_verified(harness: Harness, pre
         before, group_before = len(harness.private(a).all_messages), len(harness.group.all_messages)
         await harness.say(a, "/verify 2")
         replies = harness.private_since(a, before)
-        assert len(replies) == 1 and "раскрывается после вскрытия" in replies[0], replies
+        assert len(replies) == 1 and "можно проверить после вскрытия" in replies[0], replies
         assert harness.bot_texts_since(group_before) == [harness.pointer(a)]
         pointed = True
         for secret in _secrets(engine):
@@ -120,11 +120,11 @@ async def test_verify_before_any_showdown_is_refused(harness: Harness) -> None:
     before, group_before = len(harness.private(b).all_messages), len(harness.group.all_messages)
     await harness.say(b, "/verify")
     reply = harness.private_since(b, before)
-    assert len(reply) == 1 and "Ни один раунд ещё не вскрыт" in reply[0], reply
+    assert len(reply) == 1 and "Проверять пока нечего" in reply[0], reply
     harness.advance_reply_clock(harness.rt.cooldowns.seconds)  # /verify's cooldown
     await harness.say(b, "/verify 1")
     reply = harness.private_since(b, before)
-    assert len(reply) == 2 and "раскрывается после вскрытия" in reply[-1], reply
+    assert len(reply) == 2 and "Колоду раунда 1 можно проверить после вскрытия" in reply[-1], reply
     # The answers are Борис's; the group sees one pointer to them.
     assert harness.bot_texts_since(group_before) == [harness.pointer(b)]
     for secret in _secrets(engine):

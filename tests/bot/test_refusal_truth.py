@@ -224,7 +224,7 @@ async def test_hit_on_ones_own_stake_turn_says_stake_first(harness: Harness) -> 
     await classic_at_stake(harness)
     for command in ("/hit", "/stand", "/dark"):
         said = await answer_to(harness, 1, command)
-        assert said == "Сначала ставка: /bet 1 — или больше, до 100.", (command, said)
+        assert said == "Сначала сделайте ставку: /bet и сумма от 1 до 100.", (command, said)
     # The amount it names is a stake the bot takes.
     await harness.say(harness.users[1], "/bet 1")
     assert (await harness.stored()).state["engine"]["phase"] == "draw"
@@ -234,7 +234,7 @@ async def test_hit_on_ones_own_stake_turn_in_english(harness: Harness) -> None:
     await harness.say(harness.users[1], "/lang en", harness.bot)
     await classic_at_stake(harness)
     said = await answer_to(harness, 1, "/hit")
-    assert said == "Stake first: /bet 1 — or more, up to 100."
+    assert said == "Place a bet first: /bet and an amount from 1 to 100."
 
 
 async def test_bank_by_someone_else_names_the_banker(harness: Harness) -> None:
@@ -260,7 +260,7 @@ async def test_bank_in_rules_where_nobody_names_it(harness: Harness) -> None:
     await harness.say(b, "/join")
     await harness.say(a, "/deal")
     said = await answer_to(harness, 1, "/bank 50")
-    assert said == "В этом варианте банк не называют: банкир кладёт в банк все свои фишки."
+    assert said == "В этом варианте банк не назначают: банкир кладёт в банк все свои фишки."
 
 
 async def test_the_banker_asked_to_wait_for_himself_is_told_to_name_the_bank(

@@ -197,7 +197,7 @@ def check_state(s: render.Snapshot, events: list[Event]) -> None:
                     if mine is not None:
                         assert str(c) in private.text
                 if hand.has_dark and not hand.revealed:
-                    assert ("втёмную" if lang == "ru" else "dark") in private.text
+                    assert ("втёмную" if lang == "ru" else "blind") in private.text
                 private_acts = {a for a, _ in buttons(private.markup)}
                 assert Act.PEEK not in private_acts
                 if game.turn == player:
@@ -351,7 +351,7 @@ def test_twenty_one_and_bust_announced_and_dark_hidden() -> None:
     assert "10♣" not in render.table(s).text
     assert "10♣" not in "".join(render.announce(s, events))
     mine = render.hand(s, 3, "ru").text
-    assert "🂠 «втёмную»" in mine and "10♣" not in mine
+    assert "🂠 (втёмную)" in mine and "10♣" not in mine
     assert "+ карта втёмную" in mine
     assert "втёмную" in render.peek(s, 3, "ru")
 
@@ -473,7 +473,7 @@ def test_refusals_short_and_filled(lang: str) -> None:
             text = render.refusal(code, p, lang)
             assert text and len(text) <= MAX_ALERT
             assert "{" not in text
-    assert render.refusal("bad_amount", params, "ru") == "Ставка — целое число от 1 до 150."
+    assert render.refusal("bad_amount", params, "ru") == "Нужно целое число от 1 до 150."
     assert "1" in render.refusal("amount_out_of_range", params, lang)
     assert "150" in render.refusal("amount_out_of_range", params, lang)
     assert render.refusal("something_new", {}, lang) == i18n.t("refusal-generic", lang)
@@ -654,7 +654,7 @@ def test_the_end_of_a_game_is_one_summary() -> None:
     expired = render.session_end(snap(game), ended, expired=True).text
     assert expired.count("⌛") == 1 and "🏁" not in expired
     english = render.session_end(snap(game, lang="en"), ended, ended_by="Анна").text
-    assert english.count("ends the game") == 1 and "<b>Анна</b> ends the game" in english
+    assert english.count("ended the game") == 1 and "<b>Анна</b> ended the game" in english
     # A hand after the end says the game is over, not «waiting».
     hand = render.hand(snap(game), 2, "ru").text
     assert hand.endswith(i18n.t("prompt-ended", "ru")) and "ждёт" not in hand

@@ -164,7 +164,9 @@ async def test_an_end_question_closes_itself_after_a_restart(tmp_path: Path) -> 
         await classic_at_stake(first)
         await first.say(a, "/endgame")
         question = first.group.last_with_buttons()
-        assert question is not None and question.content.startswith("🏁 Завершить игру?")
+        assert question is not None and question.content.split("\n")[0].endswith(
+            ", точно завершить игру?"
+        )
         await first.advance_clock(10)
     finally:
         await stop_harness(first)
@@ -191,7 +193,9 @@ async def test_an_end_question_overdue_at_a_restart_closes_at_once(tmp_path: Pat
         await classic_at_stake(first)
         await first.say(a, "/endgame")
         question = first.group.last_with_buttons()
-        assert question is not None and question.content.startswith("🏁 Завершить игру?")
+        assert question is not None and question.content.split("\n")[0].endswith(
+            ", точно завершить игру?"
+        )
         assert await first.rt.storage.deadlines(endgame.ASK_KIND) != []
     finally:
         await stop_harness(first)
