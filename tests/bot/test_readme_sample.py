@@ -60,7 +60,7 @@ async def sample(harness: Harness) -> str:
     assert hand is not None
     out.append("Борис's private chat with the bot:")
     out += screen("Бот:", hand)
-    out.append("Борис draws an ace (21, paid at once); Вика stakes 25 and takes a dark card;")
+    out.append("Борис draws an ace (21, paid at once); Вика bets 25 and takes a card blind;")
     out.append("Аня, the banker, draws a 10 (17) and stands.")
     await harness.press_act(b, hand, Act.HIT)
     await harness.press_act(v, harness.table(), Act.BET, 25)
