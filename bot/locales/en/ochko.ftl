@@ -289,10 +289,10 @@ rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to sto
        *[other] { $count } cards
     } in a hand.
 rules-instant_21 = ✅ 21 wins at once.
-rules-golden = 🏆 So do two aces (golden ochko).
+rules-golden = 🏆 So do two aces (the “golden ochko”).
 rules-naturals = ✅ A natural is 21 on the first two cards. The banker's natural takes every stake, even from players who have one. A player's natural is paid double at once: stake 50 → +100.
 rules-part-stakes = 💰 <b>The bank and the stakes</b>
-rules-bank_pays = 🏦 The bank is what the banker puts up against the players. Win and the bank pays as much as you bet: 50 → +50. Lose and your stake goes to the bank.
+rules-bank_pays = 🏦 The bank is what the banker puts up against the players. Win and the bank pays as much as you bet: stake 50 → +50. Lose and your stake goes to the bank.
 rules-bank-named = The banker decides how much goes in the bank — up to all their chips.
 rules-bank-all_in = The banker puts all their chips in the bank.
 rules-bank_limit = The bank holds at most { $limit }.
