@@ -349,13 +349,13 @@ async def test_brisk_play_is_paced_evenly_without_stalls_or_floods() -> None:
     assert len(table.lags) > 100
     assert quantile(table.lags, 0.9) <= 3.5, sorted(table.lags)
     assert max(table.lags) <= 12.0, sorted(table.lags)
-    assert max_in_window(writes, 60.0) <= 18
+    assert max_in_window(writes, 60.0) <= 20  # Telegram's limit in any rolling minute
     # Nobody waiting on the table, a move every 2 s: coalesced, never past the budget.
     table = Table()
     writes = await play(table, think=2.0, minutes=10, gated=False)
     assert table.shown == table.version or max(table.lags) <= 20.0
     assert max(table.lags) <= 20.0, sorted(table.lags)
-    assert max_in_window(writes, 60.0) <= 18
+    assert max_in_window(writes, 60.0) <= 20
 
 
 def test_the_pace_gap_spreads_what_is_left_of_the_window() -> None:
