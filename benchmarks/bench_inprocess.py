@@ -48,7 +48,7 @@ from benchmarks._common import (
 )
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton
-from bot.handlers import Runtime
+from bot.handlers.common import Runtime
 from bot.settings import Settings
 from localbotapi import BotApiServer, Chat, FakeBot, FakeUser
 from localbotapi.models import Message

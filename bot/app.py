@@ -23,8 +23,8 @@ from telegram.ext import Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
 from bot import commands, event_loop, heap, logs
-from bot.dispatch import register
-from bot.handlers import Runtime, endgame
+from bot.handlers import endgame
+from bot.handlers.common import Runtime
 from bot.health import beat
 from bot.i18n import LANGUAGES
 from bot.polling import CountedUpdates, PolledRequest, PollPace
@@ -70,13 +70,6 @@ DEFAULTS = Defaults(
 )
 
 
-def configure_logging(settings: Settings) -> None:
-    secrets = [settings.bot_token.get_secret_value()]
-    if settings.webhook_secret is not None:
-        secrets.append(settings.webhook_secret.get_secret_value())
-    logs.configure_logging(settings.log_level, secrets)
-
-
 def build_application(
     settings: Settings,
     *,
@@ -111,7 +104,7 @@ def build_application(
     application = builder.build()
     application.bot_data["settings"] = settings
     application.bot_data["clock"] = clock if clock is not None else Clock()
-    register(application)
+    commands.register(application)
     return application
 
 
@@ -137,10 +130,11 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         settings=settings,
         service=service,
         bot=application.bot,
-        bot_username=application.bot.username,
         limiter=limiter if isinstance(limiter, PacedRateLimiter) else None,
         help_sections=commands.sections,
-        shared=shared_database(settings.database_url),
+        # PostgreSQL may be shared with other bot processes (replicas behind a webhook); an
+        # SQLite file belongs to one process.
+        shared=not settings.database_url.lower().startswith("sqlite:"),
         scheduler=Scheduler(clock),
     )
     timers, delivery, scheduler = rt.timers, rt.delivery, rt.scheduler
@@ -168,7 +162,12 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     if rt.replica is not None:
         rt.replica.start(scheduler)
         scheduler.every(("deadlines",), ORPHAN_SECONDS, rt.deadlines.look)
-    await _register_commands(application)
+    try:
+        for code, private, entries in command_menus(settings.default_language):
+            scope = BotCommandScopeAllPrivateChats() if private else BotCommandScopeAllGroupChats()
+            await application.bot.set_my_commands(entries, scope=scope, language_code=code)
+    except TelegramError as error:
+        log.warning("could not register the command menu: %s", error)
     scheduler.every(("sweep",), SWEEP_INTERVAL, partial(sweep_stale, rt), first=5.0)
     await heartbeat()
     scheduler.every(("heartbeat",), HEARTBEAT_INTERVAL, heartbeat)
@@ -207,23 +206,6 @@ def command_menus(default_language: str) -> list[tuple[str | None, bool, list[Bo
             entries = [BotCommand(c, d) for c, d in commands.menu(lang, private=private)]
             menus.append((code, private, entries))
     return menus
-
-
-async def _register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    bot = application.bot
-    settings: Settings = application.bot_data["settings"]
-    try:
-        for code, private, entries in command_menus(settings.default_language):
-            scope = BotCommandScopeAllPrivateChats() if private else BotCommandScopeAllGroupChats()
-            await bot.set_my_commands(entries, scope=scope, language_code=code)
-    except TelegramError as error:
-        log.warning("could not register the command menu: %s", error)
-
-
-def shared_database(database_url: str) -> bool:
-    """Whether other bot processes may share the database (PostgreSQL: replicas behind a
-    webhook); an SQLite file belongs to one process."""
-    return not database_url.lower().startswith("sqlite:")
 
 
 async def _job_turn(rt: Runtime, job: str, every: float) -> bool:
@@ -301,16 +283,6 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
     log.info("stopped cleanly")
 
 
-def _release(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """After run_polling/run_webhook (close_loop=False): close what a failed start leaves open
-    (the transport's sessions; a no-op after a clean stop), then PTB's event loop."""
-    loop = asyncio.get_event_loop()
-    try:
-        loop.run_until_complete(application.bot.shutdown())
-    finally:
-        loop.close()
-
-
 def main() -> None:
     try:
         settings = Settings()  # type: ignore[call-arg]
@@ -318,7 +290,8 @@ def main() -> None:
         if only_the_token_is_missing(error.errors()):
             without_token()
         sys.exit(f"ochko: invalid settings: {describe_error(error)}")
-    configure_logging(settings)
+    secrets = [s.get_secret_value() for s in (settings.bot_token, settings.webhook_secret) if s]
+    logs.configure_logging(settings.log_level, secrets)
     try:
         open_storage(settings.database_url)  # fail fast on an unknown DATABASE_URL
     except StorageError as error:
@@ -364,4 +337,10 @@ def main() -> None:
     except NetworkError as error:
         sys.exit(f"ochko: {unreachable(error, api_url, token)}")
     finally:
-        _release(application)
+        # close_loop=False above: close what a failed start leaves open (the transport's
+        # sessions; a no-op after a clean stop), then PTB's event loop.
+        loop = asyncio.get_event_loop()
+        try:
+            loop.run_until_complete(application.bot.shutdown())
+        finally:
+            loop.close()

@@ -105,8 +105,9 @@ def _encode(*parts: object) -> str:
 
 
 def _match(pattern: re.Pattern[str], data: str | None) -> re.Match[str] | None:
-    """``data`` read by ``pattern``, or None when it is empty, too long or does not match."""
-    if not data or len(data.encode()) > MAX_BYTES:
+    """``data`` read by ``pattern``, or None when it is empty, too long or does not match (any
+    press at all: the patterns match ASCII alone, so a match's characters are its bytes)."""
+    if not data or len(data) > MAX_BYTES:
         return None
     return pattern.fullmatch(data)
 

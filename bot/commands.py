@@ -1,8 +1,9 @@
-"""Every command the bot answers, in one table.
+"""Every command the bot answers, in one table, and every handler registered in order.
 
-The handlers (`bot.dispatch.register`), the command menus (`bot.app`, setMyCommands per scope
-and language) and /help (`bot.render.help_text`) are all built from :data:`COMMANDS`, so a
-command cannot be listed without being handled, or handled without being listed.
+The handlers (:func:`register`), the command menus (`bot.app`, setMyCommands per scope and
+language) and /help (`bot.render.help_text`) are all built from :data:`COMMANDS`, so a command
+cannot be listed without being handled, or handled without being listed. The table refers to
+the handlers, so the handlers never import it (nor register themselves): the imports go one way.
 """
 
 from __future__ import annotations
@@ -11,10 +12,19 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from telegram.ext import Application, CommandHandler, MessageHandler, filters
+from telegram import Update
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
 
-from bot.handlers import endgame, game, info, private
-from bot.handlers.chat_settings import cmd_settings
+from bot.handlers import chats, endgame, game, info, private
+from bot.handlers.chat_settings import cmd_settings, on_setting_button
 from bot.handlers.common import Handler
 from bot.i18n import t
 
@@ -36,12 +46,6 @@ class Section(enum.Enum):
     OTHER = "other"  # the rules, the settings, the language, this help
 
 
-class Args(enum.Enum):
-    NONE = "none"
-    AMOUNT = "amount"  # one whole number: /bet 50
-    OPTIONAL = "optional"  # free words the handler reads: /rules [preset], /verify [round]
-
-
 @dataclass(frozen=True, slots=True)
 class BotCommandSpec:
     """``where`` it works (elsewhere it is answered with where it does); listed in the menus
@@ -50,7 +54,6 @@ class BotCommandSpec:
     name: str
     where: Where
     handler: Handler
-    args: Args = Args.NONE
     # Older or shorter names that keep working; never listed, so the menu stays one per action.
     aliases: tuple[str, ...] = ()
     menu: Where | None = None
@@ -83,12 +86,14 @@ def _game(
     kind: str,
     where: Where,
     section: Section,
-    args: Args = Args.NONE,
+    *,
+    amount: bool = False,
     aliases: tuple[str, ...] = (),
 ) -> BotCommandSpec:
-    """A move or a table action: `bot.service` command ``kind`` on the game the command means."""
-    handler = game.game_command(kind, needs_amount=args is Args.AMOUNT)
-    return BotCommandSpec(name, where, handler, args, aliases, section=section)
+    """A move or a table action: `bot.service` command ``kind`` on the game the command means
+    (with ``amount``, one whole number: /bet 50)."""
+    handler = game.game_command(kind, needs_amount=amount)
+    return BotCommandSpec(name, where, handler, aliases, section=section)
 
 
 # In the menu's order, which is /help's, section by section: a table from its start to its end,
@@ -96,8 +101,8 @@ def _game(
 COMMANDS: tuple[BotCommandSpec, ...] = (
     # In a group /start shows the help (people type it there too), but it belongs to the
     # private chat, where it opens the chat for hands.
-    BotCommandSpec("start", BOTH, private.cmd_start, Args.OPTIONAL, menu=P, section=TABLE),
-    BotCommandSpec("newgame", G, game.cmd_newgame, Args.OPTIONAL, section=TABLE),
+    BotCommandSpec("start", BOTH, private.cmd_start, menu=P, section=TABLE),
+    BotCommandSpec("newgame", G, game.cmd_newgame, section=TABLE),
     _game("join", "join", G, TABLE),
     _game("leave", "leave", BOTH, TABLE),
     _game("deal", "start", G, TABLE),
@@ -105,8 +110,8 @@ COMMANDS: tuple[BotCommandSpec, ...] = (
     _game("next", "next", G, TABLE),
     BotCommandSpec("table", G, game.cmd_table, section=TABLE),
     BotCommandSpec("endgame", G, endgame.cmd_endgame, section=TABLE),
-    _game("bank", "bank", BOTH, TURN, Args.AMOUNT),
-    _game("bet", "bet", BOTH, TURN, Args.AMOUNT),
+    _game("bank", "bank", BOTH, TURN, amount=True),
+    _game("bet", "bet", BOTH, TURN, amount=True),
     _game("hit", "hit", BOTH, TURN),
     _game("stand", "stand", BOTH, TURN),
     _game("dark", "dark", BOTH, TURN),
@@ -115,13 +120,13 @@ COMMANDS: tuple[BotCommandSpec, ...] = (
     BotCommandSpec("odds", BOTH, info.cmd_odds, section=TURN),
     BotCommandSpec("hand", BOTH, info.cmd_hand, section=TURN),
     BotCommandSpec("balance", BOTH, info.cmd_balance, section=CHIPS),
-    BotCommandSpec("top", G, info.cmd_top, Args.OPTIONAL, section=CHIPS),
+    BotCommandSpec("top", G, info.cmd_top, section=CHIPS),
     BotCommandSpec("stats", G, info.cmd_stats, section=CHIPS),
     BotCommandSpec("chart", G, info.cmd_chart, section=CHIPS),
-    BotCommandSpec("verify", BOTH, info.cmd_verify, Args.OPTIONAL, section=CHIPS),
-    BotCommandSpec("rules", BOTH, info.cmd_rules, Args.OPTIONAL),
+    BotCommandSpec("verify", BOTH, info.cmd_verify, section=CHIPS),
+    BotCommandSpec("rules", BOTH, info.cmd_rules),
     BotCommandSpec("settings", G, cmd_settings),
-    BotCommandSpec("lang", BOTH, private.cmd_lang, Args.OPTIONAL),
+    BotCommandSpec("lang", BOTH, private.cmd_lang),
     BotCommandSpec("help", BOTH, info.cmd_help),
 )
 
@@ -150,30 +155,36 @@ def sections(lang: str, *, private: bool) -> list[tuple[str, list[tuple[str, str
     return grouped
 
 
-def every_name() -> set[str]:
-    """Every name a command answers to, aliases included."""
-    return {name for command in COMMANDS for name in command.names()}
-
-
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """A handler for every name of every command, in the chats where it works, and for the
-    chats where it does not an answer saying where it does. Commands answer new messages only:
-    an edited message must not run its command again."""
+    """Every handler, in order: for every name of every command a handler in the chats where it
+    works, and for the chats where it does not an answer saying where it does. Commands answer
+    new messages only: an edited message must not run its command again."""
     new = filters.UpdateType.MESSAGE
-    chats = {Where.GROUP: filters.ChatType.GROUPS, Where.PRIVATE: filters.ChatType.PRIVATE}
+    private_chat = filters.ChatType.PRIVATE
+    application.add_handler(TypeHandler(Update, private.remember_language), group=-2)
+    application.add_handler(TypeHandler(Update, chats.reopen_chat), group=-1)
+    # Each scope's chats, and the answer there to a command that works only elsewhere.
+    scopes = {
+        Where.GROUP: (filters.ChatType.GROUPS, private.answer_with("private_only")),
+        Where.PRIVATE: (private_chat, private.answer_with("group_only")),
+    }
     for command in COMMANDS:
-        names = list(command.names())
-        for scope, chat_filter in chats.items():
-            callback = command.handler if command.where & scope else _elsewhere(scope)
-            application.add_handler(CommandHandler(names, callback, filters=new & chat_filter))
+        for scope, (chat_filter, elsewhere) in scopes.items():
+            callback = command.handler if command.where & scope else elsewhere
+            handler = CommandHandler(command.names(), callback, filters=new & chat_filter)
+            application.add_handler(handler)
     # Any other command in the private chat: say so and point to /help (in a group it may be
     # another bot's, so it is left alone).
-    application.add_handler(
-        MessageHandler(filters.ChatType.PRIVATE & filters.COMMAND & new, private.on_unknown_command)
-    )
-
-
-def _elsewhere(scope: Where) -> Handler:
-    """The answer to a command typed where it does not work."""
-    key = "group_only" if scope is Where.PRIVATE else "private_only"
-    return private.answer_with(key)
+    unknown = private.answer_with("private-unknown_command")
+    application.add_handler(MessageHandler(private_chat & filters.COMMAND & new, unknown))
+    application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
+    application.add_handler(CallbackQueryHandler(endgame.on_end_button, pattern=r"^e:"))
+    # The game's buttons (g:…), and any other press: a button it cannot read is stale.
+    application.add_handler(CallbackQueryHandler(game.on_game_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chats.on_migration))
+    membership = ChatMemberHandler.MY_CHAT_MEMBER
+    application.add_handler(ChatMemberHandler(chats.on_my_membership, membership))
+    # Plain private text opens the chat for hands as /start does, and gets the help.
+    text = private_chat & filters.TEXT & ~filters.COMMAND & new
+    application.add_handler(MessageHandler(text, private.cmd_start))
+    application.add_error_handler(chats.on_error)

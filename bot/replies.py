@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from bot import render
 from bot.lanes import Lanes
 
 SAME_COMMAND_SECONDS = 60.0
@@ -46,13 +45,12 @@ class Replies:
         make: Make,
         private_ok: bool,
         in_group: bool = False,
-        pointer: Callable[[], str] | None = None,
-        pointer_make: Callable[[str], Make] | None = None,
+        pointer: Callable[[], Make] | None = None,
     ) -> str:
         """Queue the answer; returns where it went: "private", "group" or "dropped".
 
-        ``in_group`` keeps it in the group (a menu with the group's buttons); ``pointer`` is
-        the short group line that says the answer went to the private chat.
+        ``in_group`` keeps it in the group (a menu with the group's buttons); ``pointer`` makes
+        the send of the short group line that says the answer went to the private chat.
         """
         now = self.clock()
         self._trim(now)
@@ -67,9 +65,9 @@ class Replies:
         ):
             key = (chat_id, asker)
             due = now - self._pointed.get(key, float("-inf")) >= POINTER_SECONDS
-            if due and pointer is not None and pointer_make is not None:
+            if due and pointer is not None:
                 self._pointed[key] = now
-                send = pointer_make(pointer())
+                send = pointer()
                 self.lanes.post(chat_id, lambda: send(chat_id, thread_id or None), "pointer")
             return "private"
         same = (chat_id, thread_id, command)
@@ -94,10 +92,6 @@ class Replies:
 
 def _recent(store: dict[K, float], now: float, keep: float) -> dict[K, float]:
     return {key: when for key, when in store.items() if now - when < keep}
-
-
-def pointer_text(name: str, lang: str) -> str:
-    return render.text("reply-pointer", lang, name=name)
 
 
 @dataclass

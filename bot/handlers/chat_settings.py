@@ -11,7 +11,6 @@ from bot.handlers.common import (
     Asked,
     Pressed,
     Runtime,
-    alert,
     answer,
     group_command,
     person_language,
@@ -23,11 +22,7 @@ from bot.service import Refused
 @group_command
 async def cmd_settings(asked: Asked) -> None:
     rt, chat = asked.rt, asked.chat
-    try:
-        settings = await rt.service.admin_settings(chat.id, asked.admin())
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, asked.lang))
-        return
+    settings = await rt.service.admin_settings(chat.id, asked.admin())
     menu = render.settings_menu(settings, settings.language)
     await asked.say(menu.text, menu.markup, in_group=True)
 
@@ -41,7 +36,7 @@ async def on_setting_button(press: Pressed) -> None:
         or button.chat_id != chat_id
         or not settings_options.valid(button.key, button.value)
     ):
-        await alert(query, render.refusal("stale_button", {}, lang))
+        await answer(query, render.refusal("stale_button", {}, lang), alert=True)
         return
     admin = press.admin()
     closing = button.key == settings_options.CLOSE
@@ -53,9 +48,9 @@ async def on_setting_button(press: Pressed) -> None:
     except Refused as refused:
         if refused.code == "invalid_variant":
             # What does not go together, in the catalog's words (never the engine's English).
-            await alert(query, render.setting_refusal(button.key, lang))
+            await answer(query, render.setting_refusal(button.key, lang), alert=True)
         else:
-            await alert(query, render.refusal(refused.code, refused.params, lang))
+            await answer(query, render.refusal(refused.code, refused.params, lang), alert=True)
         return
     if closing:
         await answer(query)

@@ -10,7 +10,7 @@ from telegram.constants import ChatMemberStatus
 from telegram.ext import ContextTypes
 
 from bot import render
-from bot.handlers.common import alert, end_chat_games, person_language, runtime
+from bot.handlers.common import answer, end_chat_games, person_language, runtime
 
 log = logging.getLogger(__name__)
 
@@ -76,4 +76,4 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
             lang = await person_language(rt, query.from_user, origin)
         except Exception:  # the error may be the storage itself: answer all the same
             log.debug("no language for the error alert", exc_info=True)
-        await alert(query, render.text("error-internal", lang))
+        await answer(query, render.text("error-internal", lang), alert=True)

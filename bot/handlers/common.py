@@ -26,7 +26,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot import deep_links, render
+from bot import render
 from bot.actions import Actions, display_name
 from bot.delivery import Delivery
 from bot.game_state import View, meta_of
@@ -35,15 +35,13 @@ from bot.languages import personal
 from bot.locks import KeyedLocks
 from bot.permissions import AdminCheck
 from bot.replicas import Replica
-from bot.replies import Cooldowns, Make, Replies, pointer_text
+from bot.replies import Cooldowns, Make, Replies
 from bot.scheduler import Deadlines, Scheduler, StoredDeadlines
-from bot.service import Command, GameService, Refused, Request
+from bot.service import Command, Duplicate, GameService, Refused, Request
 from bot.service_reads import StoredGame
 from bot.settings import Settings
 from bot.telegram_errors import Verdict
 from bot.timers import TurnTimers
-from rules.game import Game
-from rules.odds import odds_for
 
 log = logging.getLogger(__name__)
 # With replicas, another process may record that a player opened the private chat (/start):
@@ -74,13 +72,13 @@ class Runtime:
         settings: Settings,
         service: GameService,
         bot: Bot,
-        bot_username: str,
         limiter: Limiter | None,
         help_sections: HelpSections,
         shared: bool = False,
         scheduler: Scheduler | None = None,
     ) -> None:
         self.settings = settings
+        self.bot = bot
         # /help's groups of the command table's menus (`bot.commands.sections`): the table
         # refers to the handlers, so it reaches them through the runtime rather than an import.
         self.help_sections = help_sections
@@ -88,7 +86,7 @@ class Runtime:
         # wiring below and bot.app's start and stop.
         self.storage = storage = service.storage
         self.service = service
-        self.bot_username = bot_username
+        self.bot_username = bot_username = bot.username
         # Other processes may share the database (replicas behind a webhook, bot.replicas).
         # Everything done later runs on one scheduler, by one clock (`bot.scheduler`).
         self.scheduler = scheduler if scheduler is not None else Scheduler()
@@ -128,9 +126,6 @@ class Runtime:
         self.admin_cache: TTLCache[tuple[int, int], bool] = TTLCache(ADMIN_CACHE, ADMIN_TTL)
         self.cooldowns = Cooldowns()
 
-    def deep_link(self, game_id: int) -> str:
-        return deep_links.build(self.bot_username, game_id)
-
     async def _changed_elsewhere(self, game_id: int) -> None:
         await self.delivery.load(game_id)
 
@@ -141,7 +136,11 @@ class Runtime:
         await end_chat_games(self, chat_id, verdict.reason)
 
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> list[int]:
-        return await migrate_chat(self, old_chat_id, new_chat_id)
+        """The group became a supergroup: everything moves to its new id; play goes on there."""
+        moved = await self.service.migrate_chat(old_chat_id, new_chat_id)
+        log.info("chat=%s migrated to %s: %d games moved", old_chat_id, new_chat_id, len(moved))
+        self.admin_cache.clear()
+        return moved
 
 
 def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
@@ -207,35 +206,11 @@ def _command_of(update: Update) -> str:
     return head.lstrip("/").split("@", 1)[0].lower()
 
 
-async def say(
-    update: Update,
-    context: ContextTypes.DEFAULT_TYPE,
-    text: str,
-    markup: InlineKeyboardMarkup | None = None,
-    *,
-    in_group: bool = False,
-) -> None:
-    """Answer a command without waiting: in a group, privately when the asker's chat with the
-    bot is open (``in_group`` keeps it in the group), else in the group at most once a minute
-    per person and per command (`bot.replies`)."""
-    rt = runtime(context)
-    if update.effective_chat is None:
-        return
-    await answer_command(
-        rt, update, context, text_sender(rt, context, text[:4096], markup), in_group=in_group
-    )
-
-
-def text_sender(
-    rt: Runtime,
-    context: ContextTypes.DEFAULT_TYPE,
-    content: str,
-    buttons: InlineKeyboardMarkup | None,
-) -> Make:
+def text_sender(rt: Runtime, content: str, buttons: InlineKeyboardMarkup | None) -> Make:
     """The send of a text answer, made when the chat's lane gets to it."""
 
     async def send(target: int, thread: int | None) -> object:
-        return await context.bot.send_message(
+        return await rt.bot.send_message(
             target,
             content,
             reply_markup=buttons,
@@ -246,14 +221,7 @@ def text_sender(
     return send
 
 
-async def answer_command(
-    rt: Runtime,
-    update: Update,
-    context: ContextTypes.DEFAULT_TYPE,
-    make: Make,
-    *,
-    in_group: bool = False,
-) -> str:
+async def answer_command(rt: Runtime, update: Update, make: Make, *, in_group: bool = False) -> str:
     """Queue ``make``, the send of a command's answer, where `bot.replies` places it (with the
     group's pointer to a private answer); returns where it went."""
     chat, user = update.effective_chat, update.effective_user
@@ -273,8 +241,7 @@ async def answer_command(
         make=make,
         private_ok=private_ok,
         in_group=in_group,
-        pointer=lambda: pointer_text(name, lang),
-        pointer_make=lambda line: text_sender(rt, context, line, None),
+        pointer=lambda: text_sender(rt, render.text("reply-pointer", lang, name=name), None),
     )
 
 
@@ -306,19 +273,24 @@ class Asked:
     async def say(
         self, text: str, markup: InlineKeyboardMarkup | None = None, *, in_group: bool = False
     ) -> None:
-        await say(self.update, self.context, text, markup, in_group=in_group)
+        """Answer without waiting: in a group, privately when the asker's chat with the bot is
+        open (``in_group`` keeps it in the group), else in the group at most once a minute per
+        person and per command (`bot.replies`)."""
+        send = text_sender(self.rt, text[:4096], markup)
+        await answer_command(self.rt, self.update, send, in_group=in_group)
 
     def admin(self) -> AdminCheck:
-        return admin_check(self.rt, self.context, self.chat.id, self.user.id)
+        return admin_check(self.rt, self.chat.id, self.user.id)
 
 
 Body = Callable[[Asked], Awaitable[None]]
 
 
 def command(body: Body) -> Handler:
-    """The handler of a command whose answer is written by ``body``. Every command message has
-    a chat, a sender and the message itself (the Bot API leaves the sender out only in
-    channels, where no command is handled); an update without them is left alone."""
+    """The handler of a command whose answer is written by ``body``; the service's refusal is
+    said, an update seen already left alone. Every command message has a chat, a sender and
+    the message itself (the Bot API leaves the sender out only in channels, where no command
+    is handled); an update without them is left alone."""
 
     @functools.wraps(body)
     async def handler(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -328,7 +300,13 @@ def command(body: Body) -> Handler:
             return
         rt = runtime(context)
         lang = await language_for(rt, chat.id, user)
-        await body(Asked(update, context, rt, chat, user, message, lang))
+        asked = Asked(update, context, rt, chat, user, message, lang)
+        try:
+            await body(asked)
+        except Refused as refused:
+            await asked.say(render.refusal(refused.code, refused.params, asked.lang))
+        except Duplicate:
+            return
 
     return handler
 
@@ -360,7 +338,7 @@ class Pressed:
     lang: str
 
     def admin(self) -> AdminCheck:
-        return admin_check(self.rt, self.context, self.chat_id, self.user.id)
+        return admin_check(self.rt, self.chat_id, self.user.id)
 
 
 def pressed(body: Callable[[Pressed], Awaitable[None]]) -> Handler:
@@ -379,30 +357,25 @@ def pressed(body: Callable[[Pressed], Awaitable[None]]) -> Handler:
     return handler
 
 
-async def is_admin(
-    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
-) -> bool:
-    """Group admin rights via getChatMember, cached briefly."""
-    key = (chat_id, user_id)
-    cached = rt.admin_cache.get(key)
-    if cached is not None:
-        return cached
-    try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
-        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-    except TelegramError as error:
-        log.warning("getChatMember failed chat=%s user=%s: %s", chat_id, user_id, error)
-        admin = False
-    rt.admin_cache[key] = admin
-    return admin
-
-
-def admin_check(
-    rt: Runtime, context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int
-) -> AdminCheck:
+def admin_check(rt: Runtime, chat_id: int, user_id: int) -> AdminCheck:
     """How the service learns, when a rule needs it, whether the person is an admin of the
-    group (`bot.permissions`)."""
-    return lambda: is_admin(rt, context, chat_id, user_id)
+    group (`bot.permissions`): getChatMember, its answer cached briefly."""
+
+    async def is_admin() -> bool:
+        key = (chat_id, user_id)
+        cached = rt.admin_cache.get(key)
+        if cached is not None:
+            return cached
+        try:
+            member = await rt.bot.get_chat_member(chat_id, user_id)
+            admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        except TelegramError as error:
+            log.warning("getChatMember failed chat=%s user=%s: %s", chat_id, user_id, error)
+            admin = False
+        rt.admin_cache[key] = admin
+        return admin
+
+    return is_admin
 
 
 def parse_amount(raw: list[str] | None) -> int | None:
@@ -430,14 +403,6 @@ async def end_chat_games(rt: Runtime, chat_id: int, why: str) -> None:
             log.info("game=%s chat=%s event=ended_unreachable why=%s", game_id, chat_id, why)
         except Refused:
             continue
-
-
-async def migrate_chat(rt: Runtime, old_chat_id: int, new_chat_id: int) -> list[int]:
-    """The group became a supergroup: everything moves to its new id; play goes on there."""
-    moved = await rt.service.migrate_chat(old_chat_id, new_chat_id)
-    log.info("chat=%s migrated to %s: %d games moved", old_chat_id, new_chat_id, len(moved))
-    rt.admin_cache.clear()
-    return moved
 
 
 async def on_timer(rt: Runtime, game_id: int) -> None:
@@ -468,21 +433,11 @@ async def command_game(asked: Asked, *, none_text: str = "private-no_game") -> S
     return stored
 
 
-def odds_text(game: Game, player: int, lang: str) -> str | None:
-    """The 💡 odds of ``player`` in ``game``, or None when he is not drawing now."""
-    found = odds_for(game, player)
-    return None if found is None else render.odds_alert(found, lang)
-
-
-async def answer(query: CallbackQuery, text: str | None = None, *, url: str | None = None) -> None:
+async def answer(
+    query: CallbackQuery, text: str | None = None, *, url: str | None = None, alert: bool = False
+) -> None:
     try:
-        await query.answer(text=text[:200] if text else None, url=url)
-    except TelegramError as error:
-        log.info("answerCallbackQuery failed: %s", error)
-
-
-async def alert(query: CallbackQuery, text: str) -> None:
-    try:
-        await query.answer(text=text[:200], show_alert=True)
+        # show_alert is left out of a plain answer, as the Bot API's default.
+        await query.answer(text=text[:200] if text else None, url=url, show_alert=alert or None)
     except TelegramError as error:
         log.info("answerCallbackQuery failed: %s", error)

@@ -15,7 +15,6 @@ from bot.handlers.common import (
     Asked,
     Pressed,
     Runtime,
-    alert,
     answer,
     command_game,
     group_command,
@@ -37,15 +36,11 @@ async def cmd_endgame(asked: Asked) -> None:
     """/endgame asks first: a slip of the finger must not end a whole evening. The question goes
     to the group (where the game is), and only its asker's press, within
     :data:`END_CONFIRM_SECONDS`, ends the game (`on_end_button`)."""
-    rt, chat, user, lang, context = asked.rt, asked.chat, asked.user, asked.lang, asked.context
+    rt, chat, user = asked.rt, asked.chat, asked.user
     stored = await command_game(asked)
     if stored is None:
         return
-    try:
-        await rt.service.verify_end(stored, user.id, asked.admin())
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, lang))
-        return
+    await rt.service.verify_end(stored, user.id, asked.admin())
     message = asked.message
     group_lang = (await rt.service.chat(chat.id)).language
     name, game_id = display_name(user), stored.game_id
@@ -54,7 +49,7 @@ async def cmd_endgame(asked: Asked) -> None:
         # The clock starts when the question is shown, not when it was queued.
         expires = int(rt.service.clock()) + END_CONFIRM_SECONDS
         shown = render.end_confirm(name, game_id, user.id, expires, END_CONFIRM_SECONDS, group_lang)
-        sent = await context.bot.send_message(
+        sent = await rt.bot.send_message(
             chat.id,
             shown.text,
             reply_markup=shown.markup,
@@ -88,7 +83,6 @@ async def _close_end_ask(rt: Runtime, key: tuple[int, int], note: str | None) ->
 def _close(rt: Runtime, chat_id: int, message_id: int, note: str | None) -> None:
     """Edit the question to ``note`` (no buttons), or with no note delete it (the game's
     summary follows it)."""
-    bot = rt.delivery.bot
 
     async def close() -> object:
         if rt.replica is not None and not await rt.replica.first_to(
@@ -97,10 +91,10 @@ def _close(rt: Runtime, chat_id: int, message_id: int, note: str | None) -> None
             return None  # another replica closed it (the press went there, the timer here)
         try:
             if note is None:
-                return await bot.delete_message(
+                return await rt.bot.delete_message(
                     chat_id, message_id, **rt.delivery.lanes.send_args()
                 )
-            return await bot.edit_message_text(
+            return await rt.bot.edit_message_text(
                 note,
                 chat_id=chat_id,
                 message_id=message_id,
@@ -121,13 +115,14 @@ async def on_end_button(press: Pressed) -> None:
     rt, query, lang, user, chat_id = press.rt, press.query, press.lang, press.user, press.chat_id
     button = parse_end(query.data)
     if button is None:
-        await alert(query, render.refusal("stale_button", {}, lang))
+        await answer(query, render.refusal("stale_button", {}, lang), alert=True)
         return
     key = (chat_id, press.message.message_id)
     group_lang = (await rt.service.chat(chat_id)).language if chat_id < 0 else lang
     if user.id != button.user_id:
         asker = await rt.service.user(button.user_id)
-        await alert(query, render.end_not_yours(asker.name if asker is not None else "?", lang))
+        name = asker.name if asker is not None else "?"
+        await answer(query, render.end_not_yours(name, lang), alert=True)
         return
     if not button.yes:
         await answer(query)
@@ -135,7 +130,7 @@ async def on_end_button(press: Pressed) -> None:
         await _close_end_ask(rt, key, kept)
         return
     if rt.service.clock() > button.expires:
-        await alert(query, render.text("endgame-expired", lang))
+        await answer(query, render.text("endgame-expired", lang), alert=True)
         await _close_end_ask(rt, key, render.text("endgame-expired", group_lang))
         return
     try:
@@ -145,10 +140,10 @@ async def on_end_button(press: Pressed) -> None:
         )
     except Refused as refused:
         if refused.code in ("game_over", "foreign_game"):  # ended meanwhile: the question goes
-            await alert(query, render.text("endgame-over", lang))
+            await answer(query, render.text("endgame-over", lang), alert=True)
             await _close_end_ask(rt, key, None)
         else:
-            await alert(query, render.refusal(refused.code, refused.params, lang))
+            await answer(query, render.refusal(refused.code, refused.params, lang), alert=True)
         return
     except Duplicate:
         await answer(query)

@@ -1,7 +1,5 @@
 """The lobby and the game: typed moves (`game_command`), /newgame, /table, and the game's
-buttons (`on_game_button`) — every action under the game's lock (`bot.actions`), committed
-before it is answered; a button is answered as soon as its action is committed or refused, and
-shown after."""
+buttons (`on_game_button`), each answered as soon as its action is committed or refused."""
 
 from __future__ import annotations
 
@@ -18,7 +16,6 @@ from bot.handlers.common import (
     Handler,
     Runtime,
     admin_check,
-    alert,
     answer,
     command,
     command_game,
@@ -29,7 +26,7 @@ from bot.handlers.common import (
     stored_view,
 )
 from bot.outcomes import Done, Ignored, Joined, refill_of
-from bot.service import Command, Duplicate, Refused, Request
+from bot.service import Command, Request
 from rules.variants import PRESETS
 
 log = logging.getLogger(__name__)
@@ -71,20 +68,14 @@ async def cmd_newgame(asked: Asked) -> None:
             render.text("unknown_preset", lang, name=preset_name[:32], known=", ".join(PRESETS))
         )
         return
-    try:
-        outcome = await rt.service.open_lobby(
-            chat.id,
-            asked.thread,
-            actor_of(asked.user),
-            preset_name,
-            update_id=asked.update.update_id,
-            chat_title=chat.title or "",
-        )
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, lang))
-        return
-    except Duplicate:
-        return
+    outcome = await rt.service.open_lobby(
+        chat.id,
+        asked.thread,
+        actor_of(asked.user),
+        preset_name,
+        update_id=asked.update.update_id,
+        chat_title=chat.title or "",
+    )
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
     await rt.actions.publish(outcome)
     # Its creator sat down: with the daily refill, if that is what made the seat possible.
@@ -102,12 +93,8 @@ async def cmd_table(asked: Asked) -> None:
     if stored is None:
         await asked.say(render.refusal("no_game", {}, lang))
         return
-    try:
-        async with rt.locks.hold(stored.game_id):
-            outcome = await rt.service.repost_table(stored.game_id)
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, lang))
-        return
+    async with rt.locks.hold(stored.game_id):
+        outcome = await rt.service.repost_table(stored.game_id)
     await rt.delivery.committed(outcome.view)  # (the turn's clock is as it was)
 
 
@@ -124,7 +111,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         rt, user, origin, game_id=button.game_id if button is not None else None
     )
     if button is None:
-        await alert(query, render.refusal("stale_button", {}, lang))
+        await answer(query, render.refusal("stale_button", {}, lang), alert=True)
         return
     if button.act in (Act.PEEK, Act.ODDS):
         await _show_own(rt, query, button, origin, lang)
@@ -133,7 +120,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     # read of the game before it.
     kind = ACT_COMMANDS[button.act]
     # Some actions are for the group's admins too (`bot.permissions`): asked when it matters.
-    admin = admin_check(rt, context, origin, user.id) if origin < 0 else None
+    admin = admin_check(rt, origin, user.id) if origin < 0 else None
     command = Command(kind, button.amount)
     result = await rt.actions.act(
         Request(
@@ -145,10 +132,7 @@ async def on_game_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     said = render.toast(
         result, lang, lambda view: rt.delivery.snapshot(view, lang), bot_username=rt.bot_username
     )
-    if said.alert:
-        await alert(query, said.text or "")
-    else:
-        await answer(query, said.text, url=said.url)
+    await answer(query, said.text, url=said.url, alert=said.alert)
     if isinstance(result, Done | Joined):
         await rt.actions.publish(result.outcome)
 
@@ -160,23 +144,13 @@ async def _show_own(
     user = query.from_user
     stored = await rt.service.stored_game(button.game_id)
     if stored is None or stored.status == "finished":
-        await alert(query, render.refusal("game_over", {}, lang))
+        await answer(query, render.refusal("game_over", {}, lang), alert=True)
         return
     if origin not in (stored.chat_id, user.id):
-        await alert(query, render.refusal("foreign_game", {}, lang))
+        await answer(query, render.refusal("foreign_game", {}, lang), alert=True)
         return
     if button.act is Act.PEEK:
         snap = rt.delivery.snapshot(await stored_view(rt, stored), lang)
-        await alert(query, render.peek(snap, user.id, lang))
+        await answer(query, render.peek(snap, user.id, lang), alert=True)
         return
-    await alert(query, render.odds_text(rt.service.game(stored), user.id, lang))
-
-
-async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    rt = runtime(context)
-    query = update.callback_query
-    if query is None:
-        return
-    origin = query.message.chat.id if query.message is not None else query.from_user.id
-    lang = await person_language(rt, query.from_user, origin)
-    await alert(query, render.refusal("stale_button", {}, lang))
+    await answer(query, render.odds_text(rt.service.game(stored), user.id, lang), alert=True)

@@ -11,7 +11,7 @@ import time
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 from telegram.error import TelegramError
 
-from bot import chart, render
+from bot import chart, deep_links, render
 from bot.actions import display_name
 from bot.handlers.common import (
     Asked,
@@ -19,14 +19,13 @@ from bot.handlers.common import (
     command,
     command_game,
     group_command,
-    odds_text,
     private_reachable,
     stored_view,
     text_sender,
 )
 from bot.i18n import LANGUAGES, t
-from bot.service import Refused
 from bot.service_reads import StoredGame
+from rules.odds import odds_for
 from rules.variants import PRESETS
 
 log = logging.getLogger(__name__)
@@ -143,7 +142,7 @@ def reply_target(message: Message | None, user: User) -> User:
 async def cmd_chart(asked: Asked) -> None:
     """A PNG of a player's balance over time in this chat: the caller's, or as a reply the
     replied-to person's. Rendered in a worker thread."""
-    rt, chat, user, lang, context = asked.rt, asked.chat, asked.user, asked.lang, asked.context
+    rt, chat, user, lang = asked.rt, asked.chat, asked.user, asked.lang
     if not chart.available():  # a plain install, without the chart extra
         await asked.say(render.text("chart-unavailable", lang))
         return
@@ -169,7 +168,7 @@ async def cmd_chart(asked: Asked) -> None:
     caption = render.chart_caption(name, history.balance, history.points[0][1], lang)
 
     async def send_chart(target_chat: int, thread: int | None) -> object:
-        return await context.bot.send_photo(
+        return await rt.bot.send_photo(
             target_chat,
             photo=png,
             filename="balance.png",
@@ -178,7 +177,7 @@ async def cmd_chart(asked: Asked) -> None:
             **rt.delivery.lanes.send_args(),
         )
 
-    await answer_command(rt, asked.update, context, send_chart)
+    await answer_command(rt, asked.update, send_chart)
 
 
 async def _cooling(asked: Asked, name: str) -> bool:
@@ -210,11 +209,7 @@ async def cmd_verify(asked: Asked) -> None:
         return
     raw = asked.args[0] if asked.args else None
     asked_round = None if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
-    try:
-        round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
-    except Refused as refused:
-        await asked.say(render.refusal(refused.code, refused.params, lang))
-        return
+    round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
     await asked.say(text_)
 
@@ -226,13 +221,13 @@ async def cmd_odds(asked: Asked) -> None:
     stored = await command_game(asked)
     if stored is None:
         return
-    found = odds_text(rt.service.game(stored), user.id, lang)
+    found = odds_for(rt.service.game(stored), user.id)
     if found is None or not asked.in_group:
-        await asked.say(found or render.text("odds-not_drawing", lang))
+        await asked.say(render.odds_text(rt.service.game(stored), user.id, lang))
         return
     # Never into the group: the odds tell what the hand holds.
     if await private_reachable(rt, user.id):
-        send = text_sender(rt, asked.context, found, None)
+        send = text_sender(rt, render.odds_alert(found, lang), None)
         rt.delivery.lanes.post(user.id, lambda: send(user.id, None), "odds")
         return
     await asked.say(render.text("odds-press_button", lang))
@@ -250,7 +245,8 @@ async def cmd_hand(asked: Asked) -> None:
     known = await rt.service.user(user.id)
     if known is None or not known.private_opened:
         button = InlineKeyboardButton(
-            render.text("btn-open_private", lang), url=rt.deep_link(stored.game_id)
+            render.text("btn-open_private", lang),
+            url=deep_links.build(rt.bot_username, stored.game_id),
         )
         await asked.say(
             render.refusal("private_needed", {}, lang), InlineKeyboardMarkup([[button]])
@@ -260,7 +256,7 @@ async def cmd_hand(asked: Asked) -> None:
         # Another replica shows this chat and keeps its hand messages: this one sends the hand
         # once, outside those records (its buttons work wherever they are pressed).
         shown = rt.delivery.screens.hand(await stored_view(rt, stored), user.id)
-        send = text_sender(rt, asked.context, shown.text, shown.markup)
+        send = text_sender(rt, shown.text, shown.markup)
         rt.delivery.lanes.post(user.id, lambda: send(user.id, None), "hand")
         return
     rt.delivery.resend_hand(stored.game_id, user.id)

@@ -12,7 +12,6 @@ from bot.actions import display_name
 from bot.handlers.common import Asked, Handler, command, person_language, runtime
 from bot.handlers.info import cmd_help
 from bot.languages import from_telegram
-from bot.service import Refused
 
 
 async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -29,7 +28,8 @@ async def remember_language(update: Update, context: ContextTypes.DEFAULT_TYPE) 
 
 @command
 async def cmd_start(asked: Asked) -> None:
-    """Private /start: the user opened the chat, so hands can come here from now on."""
+    """Private /start, or any private text: the user opened the chat, so hands can come here
+    from now on."""
     rt, user = asked.rt, asked.user
     if asked.in_group:
         await cmd_help(asked.update, asked.context)
@@ -58,11 +58,7 @@ async def cmd_lang(asked: Asked) -> None:
         # The group's language, as /settings sets it: its admins choose, and the group reads
         # the answer, in the language it has now. One's own language (the hand, alerts) is
         # chosen by /lang in the private chat, which the refusal says.
-        try:
-            await rt.service.set_group_language(chat.id, choice, asked.admin())
-        except Refused as refused:
-            await asked.say(render.refusal(refused.code, refused.params, lang))
-            return
+        await rt.service.set_group_language(chat.id, choice, asked.admin())
         await asked.say(render.text("lang-group_switched", choice), in_group=True)
         return
     await rt.service.choose_language(user.id, display_name(user), choice)
@@ -70,26 +66,9 @@ async def cmd_lang(asked: Asked) -> None:
     await asked.say(render.text("lang-switched", choice))
 
 
-@command
-async def on_private_text(asked: Asked) -> None:
-    """Any private message opens the chat for hands; plain text gets the help."""
-    rt, user = asked.rt, asked.user
-    await rt.service.open_private_chat(user.id, display_name(user))
-    await rt.delivery.refresh_user(user.id)
-    await asked.say(
-        render.help_text(rt.help_sections(asked.lang, private=True), asked.lang, private=True)
-    )
-
-
-@command
-async def on_unknown_command(asked: Asked) -> None:
-    """A command the bot does not know, typed in the private chat: say so, with the help."""
-    await asked.say(render.text("private-unknown_command", asked.lang))
-
-
 def answer_with(key: str) -> Handler:
-    """A handler that only answers with the text ``key`` (a command typed where it does not
-    work: «this command works in a group»)."""
+    """A handler that only answers with the text ``key``: a command typed where it does not
+    work («this command works in a group»), or one the bot does not know."""
 
     async def answer(asked: Asked) -> None:
         await asked.say(render.text(key, asked.lang))

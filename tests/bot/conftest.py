@@ -18,7 +18,7 @@ from telegram.ext import Application
 from bot import render
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton, parse_game
-from bot.handlers import Runtime, on_timer
+from bot.handlers.common import Runtime, on_timer
 from bot.scheduler import FakeClock
 from bot.settings import Settings
 from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message

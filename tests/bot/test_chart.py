@@ -16,7 +16,7 @@ import pytest
 
 from bot import render
 from bot.chart import drawn, render_balance_chart, thin
-from bot.handlers import month_start
+from bot.handlers.info import month_start
 from bot.replies import SAME_COMMAND_SECONDS
 from storage import StatsDelta
 from tests.bot.conftest import Harness, plain

@@ -27,9 +27,9 @@ from telegram import Update
 
 from bot.app import sweep_stale
 from bot.callbacks import Act, GameButton, parse_game
-from bot.commands import every_name
+from bot.commands import COMMANDS as COMMAND_TABLE
 from bot.game_state import game_of
-from bot.handlers import on_timer
+from bot.handlers.common import on_timer
 from bot.render import refusal
 from bot.settings_options import CLOSE, CLOSE_VALUE, OPTIONS
 from localbotapi import BotApiServer, Chat, FakeUser, Message
@@ -46,7 +46,8 @@ from tests.rules.test_properties import chips_brought
 UPDATES = int(os.environ.get("OCHKO_FUZZ_UPDATES", "10000"))
 BATCH = 40
 # /chart and /verify are costly, /odds private: each has tests of its own.
-COMMANDS = sorted(every_name() - {"chart", "verify", "odds"})
+EVERY_NAME = {name for command in COMMAND_TABLE for name in command.names()}
+COMMANDS = sorted(EVERY_NAME - {"chart", "verify", "odds"})
 ACTS = [a.value for a in Act]
 SETTING_VALUES = {o.key: o.values for o in OPTIONS} | {CLOSE: (CLOSE_VALUE,)}
 WEIRD_AMOUNTS = [
