@@ -1,10 +1,6 @@
 """Acting on a game: the one way in for both front ends, the chat's handlers and the Mini App.
-
-:meth:`Actions.act` commits a :class:`~bot.service.Request` under the game's lock and returns
-a typed result (:mod:`bot.outcomes`); the front end answers with it at once and only then hands
-the version on (:meth:`Actions.publish`: the turn timer, delivery, the pages). Nothing slow
-stands between the commit and the answer.
-"""
+The front end answers with the typed result at once and only then hands the version on
+(:meth:`Actions.publish`), so nothing slow stands between the commit and the answer."""
 
 from __future__ import annotations
 
@@ -118,10 +114,7 @@ class Actions:
             chat = await self.service.chat(done.stored.chat_id)
             view = View(done.stored, done.game, meta_of(done.stored), chat)
             return Repeated(view, actor.user_id)
-        return await self.result_of(outcome, request.command.kind, actor.user_id)
-
-    async def result_of(self, outcome: Outcome, kind: str, user: int) -> Done | Joined:
-        """What a committed command of ``user`` came to."""
+        kind, user = request.command.kind, actor.user_id
         if kind != "join":
             return Done(outcome, kind, user)
         known = await self.service.user(user)

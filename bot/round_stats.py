@@ -18,38 +18,24 @@ def round_stats(event: RoundSettled, variant: Variant) -> list[tuple[int, StatsD
         if r.outcome == "out":
             continue
         banker_net -= r.net
-        deltas.append(
-            (
-                r.player,
-                StatsDelta(
-                    rounds=1,
-                    wins=int(r.outcome == "win"),
-                    losses=int(r.outcome == "lose"),
-                    pushes=int(r.outcome == "push"),
-                    twentyones=int(r.twenty_one),
-                    golden_points=int(r.golden),
-                    busts=int(r.bust),
-                    net=r.net,
-                    biggest_win=max(r.net, 0),
-                ),
-            )
-        )
+        deltas.append((r.player, _line(r.outcome, r.net, r.twenty_one, r.golden, r.bust)))
     # The banker's own hand counts too: his 21, golden point or bust.
-    banker_hand = hand_value([Card.parse(code) for code in event.banker_cards], variant)
-    deltas.append(
-        (
-            event.banker,
-            StatsDelta(
-                rounds=1,
-                wins=int(banker_net > 0),
-                losses=int(banker_net < 0),
-                pushes=int(banker_net == 0),
-                twentyones=int(banker_hand.total == 21 and not banker_hand.golden),
-                golden_points=int(banker_hand.golden),
-                busts=int(banker_hand.bust),
-                net=banker_net,
-                biggest_win=max(banker_net, 0),
-            ),
-        )
-    )
+    hand = hand_value([Card.parse(code) for code in event.banker_cards], variant)
+    outcome = "win" if banker_net > 0 else "lose" if banker_net < 0 else "push"
+    twenty_one = hand.total == 21 and not hand.golden
+    deltas.append((event.banker, _line(outcome, banker_net, twenty_one, hand.golden, hand.bust)))
     return deltas
+
+
+def _line(outcome: str, net: int, twenty_one: bool, golden: bool, bust: bool) -> StatsDelta:
+    return StatsDelta(
+        rounds=1,
+        wins=int(outcome == "win"),
+        losses=int(outcome == "lose"),
+        pushes=int(outcome == "push"),
+        twentyones=int(twenty_one),
+        golden_points=int(golden),
+        busts=int(bust),
+        net=net,
+        biggest_win=max(net, 0),
+    )

@@ -7,7 +7,7 @@ import re
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,100}$", re.ASCII)
@@ -91,16 +91,13 @@ class Settings(BaseSettings):
         return self
 
 
-def describe_error(error: Exception) -> str:
+def describe_error(error: ValidationError) -> str:
     """One line per invalid setting, without echoing secret values."""
-    errors = getattr(error, "errors", None)
-    if not callable(errors):
-        return str(error)
     lines = []
-    for item in errors():
-        field = ".".join(str(part) for part in item.get("loc", ())) or "settings"
-        message = str(item.get("msg", "invalid"))
-        if item.get("type") == "missing":
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "settings"
+        message = item["msg"]
+        if item["type"] == "missing":
             message = "is required (set it in the environment or in .env)"
         lines.append(f"{field.upper()}: {message.removeprefix('Value error, ')}")
     return "; ".join(lines)

@@ -235,14 +235,11 @@ def only_the_token_is_missing(errors: Iterable[Mapping[str, object]]) -> bool:
     )
 
 
-def interactive() -> bool:
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
 def without_token() -> NoReturn:
     """A first start with no token: on a terminal, the offline sandbox (the real bot against a
     local Bot API server) starts instead; elsewhere (Docker, systemd, CI) one line and exit 1."""
-    if interactive() and importlib.util.find_spec(SANDBOX_MODULE.partition(".")[0]) is not None:
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive and importlib.util.find_spec(SANDBOX_MODULE.partition(".")[0]) is not None:
         print(
             "ochko: no BOT_TOKEN yet — starting the offline sandbox, the real bot against a local "
             "Bot API server (a token comes from @BotFather; see .env.example)",
