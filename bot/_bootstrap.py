@@ -1,14 +1,12 @@
 """First-run setup of a source checkout: a private virtualenv with the project's dependencies.
 
 `python3 -m bot` and `python3 -m tests` must work on a machine that has nothing but Python, so
-both entry points call :func:`ensure_environment` before importing anything third-party. It creates
-`.venv` beside the sources, installs the project pinned by `.ci/constraints.txt` — the runtime
-dependencies with the `chart` and `postgres` extras for the bot, plus the `dev` extra (test and
-lint tools) for the tests — and
-re-executes the same command inside it. A stamp per flavour, written last, marks a complete
-install, so later starts skip pip entirely and an interrupted one is finished next time; a lock
-makes two first starts at once take turns. An installed package (`pip install .`, Docker) has no
-checkout around it and skips all of this. Standard library only.
+both call :func:`ensure_environment` before importing anything third-party: it creates `.venv`
+beside the sources, installs the project pinned by `.ci/constraints.txt` (the tests' flavour with
+the test and lint tools too) and re-executes the command inside it. A stamp per flavour, written
+last, marks a complete install, so later starts skip pip and an interrupted one is finished next
+time; a lock makes two first starts take turns. An installed package (`pip install .`, Docker)
+has no checkout around it and skips all of this. Standard library only.
 """
 
 from __future__ import annotations

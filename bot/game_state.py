@@ -1,12 +1,6 @@
-"""A stored game as the bot reads it, and the records it is read into.
-
-A stored game's state is ``{"engine": <rules JSON>, "meta": <the bot's bookkeeping>}``:
-:class:`Meta` is that bookkeeping (names, when the current decision began, the results not yet
-posted, the table's news, which press was applied), :class:`View` one committed version decoded
-once, and the functions decode the stored pieces (the engine, the meta; the outbox's events are
-decoded by ``rules.events.Event.from_dict``) and read what the bookkeeping needs of the engine.
-Data only: `bot.service` writes it, delivery and the handlers read it.
-"""
+"""A stored game as the bot reads it: its state is ``{"engine": <rules JSON>, "meta": <the
+bot's bookkeeping>}``; :class:`Meta` is that bookkeeping, :class:`View` one committed version
+decoded once. Data only: `bot.service` writes it, delivery and the handlers read it."""
 
 from __future__ import annotations
 
@@ -63,11 +57,8 @@ ACTED = codec.Codec(
 class Meta:
     """The bot's bookkeeping of a game, declared once: each field says here how it is stored
     (:mod:`rules.codec`, as :class:`rules.state.GameState` does), and ``to_dict`` and
-    ``from_dict`` are derived from these declarations — the JSON keys in declaration order.
-    A field without ``metadata`` is a plain value that every stored state has; ``optional``
-    reads a state stored before the field existed as the default; ``omit_default`` also leaves
-    the field out while it holds its default. A key the declaration no longer names (a field
-    moved elsewhere) is ignored when read, so stored games decode after a field is removed.
+    ``from_dict`` are derived from these declarations. A key the declaration no longer names (a
+    field moved elsewhere) is ignored when read, so stored games decode after a field is removed.
 
     Every field is the game's, written by the service's commit; what a chat was shown is
     delivery's record, in its own table (`storage.Screen`: the table and hand messages, the

@@ -1,9 +1,6 @@
-"""What an action on a game came to, typed: the one answer both front ends (the chat's handlers
-and the Mini App) get from :class:`bot.actions.Actions`. Each front end parses its input, acts,
-and renders the result with :mod:`bot.render.outcomes` — the words of each result are written
-once there — and none of them works out again what the service already decided. Pure records:
-nothing here knows Telegram or the web.
-"""
+"""What an action on a game came to, typed: the one answer both front ends get from
+:class:`bot.actions.Actions`, so that neither works out again what the service already decided.
+Pure records: nothing here knows Telegram or the web."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Who may do what beyond the engine's own rules: written here once, applied by the service
-(`bot.service`, `bot.service_chats`), whose refusals the front ends render.
-
-- closing a lobby nobody has played at: its creator, or an admin of the group;
-- ending a game (/endgame): its creator, the banker, or an admin of the group;
-- the group's settings and its language: its admins.
-
+"""Who may do what beyond the engine's own rules (closing a lobby, ending a game, the group's
+settings): written here once, applied by the service, whose refusals the front ends render.
 Who may sit down, start, deal the next round, name or pass the bank and play a turn is the
 engine's and the service's seating (`rules`, `bot.seating`).
 

@@ -1,10 +1,6 @@
-"""What the messages of a game show: each rendered once per version, and recorded as a digest.
-
-:class:`Screens` renders a committed :class:`~bot.game_state.View` for delivery (the snapshot
-every view reads, the group's table, a player's hand) and keeps each render, and its digest, until
-the game moves on: a lane asks at every free slot whether a message is behind, and then sends it.
-A digest (:func:`digest`) is what delivery records for every message it showed, so neither a
-retry nor a restart re-sends the same thing or asks for an edit that changes nothing.
+"""What the messages of a game show: each rendered once per version (a lane asks at every free
+slot whether a message is behind, and then sends it), and recorded as a digest (:func:`digest`),
+so neither a retry nor a restart re-sends the same thing or asks for an edit that changes nothing.
 """
 
 from __future__ import annotations
