@@ -32,9 +32,6 @@ async def on_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     rt.delivery.lanes.move(old, new)
 
 
-LOST_STATUSES = frozenset({ChatMemberStatus.BANNED, ChatMemberStatus.LEFT})
-
-
 async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The bot was removed from a chat (or may no longer write there): its games end, stakes
     back, and nothing more is sent there until it is back."""
@@ -47,7 +44,7 @@ async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         member, "can_send_messages", True
     )
     chat_id = change.chat.id
-    if member.status in LOST_STATUSES or muted:
+    if member.status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT) or muted:
         why = f"membership {member.status}"
         rt.delivery.lanes.close(chat_id, why)
         await end_chat_games(rt, chat_id, why)

@@ -221,9 +221,10 @@ async def cmd_odds(asked: Asked) -> None:
     stored = await command_game(asked)
     if stored is None:
         return
-    found = odds_for(rt.service.game(stored), user.id)
+    game = rt.service.game(stored)
+    found = odds_for(game, user.id)
     if found is None or not asked.in_group:
-        await asked.say(render.odds_text(rt.service.game(stored), user.id, lang))
+        await asked.say(render.odds_text(game, user.id, lang))
         return
     # Never into the group: the odds tell what the hand holds.
     if await private_reachable(rt, user.id):
