@@ -1,23 +1,15 @@
 """Schema migrations: one ordered list of steps for both backends.
 
-Step n (1-based) moves a database from version n-1 to n. Each step is a module of this package,
-`mNNN_what.py`, holding DESCRIPTION and APPLY; MIGRATIONS lists them by number. APPLY is one of:
+Step n (1-based) moves a database from version n-1 to n: the module `mNNN_what.py`, whose
+docstring's first paragraph describes it and whose APPLY is an SQL script, a function of the
+dialect returning one (most are `typed(...)`, storage/migrations/typed.py), or a coroutine
+function of a StepDb for a step that must compute (`$1` placeholders, as in the table modules).
 
-- an SQL script the same on both backends;
-- a function of the dialect returning the script (`typed(...)`, storage/migrations/typed.py,
-  fills in the column types, which is how most steps are written; m007 picks one of two
-  scripts);
-- a coroutine function of a StepDb, for a step that must compute something (read rows, write
-  others back), with `$1` placeholders as the table modules write them.
-
-Step n of either backend produces schema version n, with the same tables, columns, constraints
-and indexes in the types of its database (ids and chip amounts BIGINT on PostgreSQL, times
-DOUBLE PRECISION, JSON as TEXT, encoded and decoded in Python; game_id and entry_id identity
-columns BY DEFAULT, so that rows moved from another database keep their ids). `migrate` runs
-them on a backend's StepDb: storage/sqlite/migrate.py records the version in `PRAGMA
-user_version`, storage/postgres/migrate.py in the one-row table schema_version. Steps
-are only ever appended: a released step is never edited, because databases in the field have
-already run it (its rendering for each backend must stay what it was).
+On either backend step n produces the same tables, columns, constraints and indexes, in its own
+types (ids and chip amounts BIGINT on PostgreSQL, times DOUBLE PRECISION, JSON as TEXT; game_id
+and entry_id identity columns BY DEFAULT, so that rows moved from another database keep their
+ids). Steps are only ever appended: a released step is never edited, because databases in the
+field have already run it (its rendering for each backend must stay what it was).
 """
 
 from __future__ import annotations
@@ -27,10 +19,9 @@ import inspect
 import pkgutil
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from types import ModuleType
 from typing import ClassVar, Final, cast
 
 from storage.errors import DatabaseTooNew
@@ -125,14 +116,11 @@ async def run_step(step: Migration, db: StepDb) -> None:
 _STEP_NAME: Final = re.compile(r"m(\d{3})_\w+")
 
 
-def step_modules(package: str, path: Iterable[str]) -> list[ModuleType]:
-    """The step modules of a package (mNNN_*.py, each with DESCRIPTION and APPLY), in order.
-
-    Numbers must run 1, 2, 3… without a gap or a duplicate: the position of a step is the
-    database version it produces.
-    """
+def _discover() -> tuple[Migration, ...]:
+    """The step modules, in order. Numbers must run 1, 2, 3… without a gap or a duplicate: the
+    position of a step is the database version it produces."""
     found: dict[int, str] = {}
-    for info in pkgutil.iter_modules(path):
+    for info in pkgutil.iter_modules(__path__):
         match = _STEP_NAME.fullmatch(info.name)
         if match is None:
             continue
@@ -142,17 +130,13 @@ def step_modules(package: str, path: Iterable[str]) -> list[ModuleType]:
         found[number] = info.name
     if sorted(found) != list(range(1, len(found) + 1)):
         raise RuntimeError(f"migration numbers must run from 1 without a gap: {sorted(found)}")
-    return [importlib.import_module(f"{package}.{found[number]}") for number in sorted(found)]
-
-
-def _discover() -> tuple[Migration, ...]:
     steps: list[Migration] = []
-    for module in step_modules(__name__, __path__):
-        description, apply = module.DESCRIPTION, module.APPLY
-        if not isinstance(description, str) or not (isinstance(apply, str) or callable(apply)):
-            name = module.__name__.rpartition(".")[2]
-            raise RuntimeError(f"migration {name}: DESCRIPTION and APPLY expected")
-        steps.append(Migration(description, apply))
+    for number in sorted(found):
+        module = importlib.import_module(f"{__name__}.{found[number]}")
+        doc, apply = module.__doc__, module.APPLY
+        if not doc or not (isinstance(apply, str) or callable(apply)):
+            raise RuntimeError(f"migration {found[number]}: a docstring and APPLY expected")
+        steps.append(Migration(" ".join(doc.split("\n\n")[0].split()), apply))
     return tuple(steps)
 
 

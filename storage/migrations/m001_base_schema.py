@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import named, typed
 
-DESCRIPTION: Final = "base schema: chats, users, players, games, ledger, processed updates"
-
 APPLY: Final = typed(
     """
 CREATE TABLE chats (

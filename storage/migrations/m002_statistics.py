@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "statistics, stat events and per-player ledger indexes"
-
 APPLY: Final = typed(
     """
 CREATE TABLE stats (

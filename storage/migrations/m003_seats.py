@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "seats: who sits in which game"
-
 APPLY: Final = typed(
     """
 -- Who sits in which game, so that the bot can find a person's games (the per-person cap,

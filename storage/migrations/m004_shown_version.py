@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "games.shown_version: the version the table message shows"
-
 APPLY: Final = typed(
     """
 -- The state version the group's table message last showed: after a crash, only games whose

@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "game_log: the log of a game's earlier rounds"
-
 APPLY: Final = typed(
     """
 -- The log of a game's earlier rounds, entry by entry (seq counts from 0 over the session): the

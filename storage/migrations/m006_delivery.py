@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "shown_messages, games.posted_seq, indexes for chat migration and pruning"
-
 APPLY: Final = typed(
     """
 -- What each bot message shows now, as a digest of its text and buttons: an edit that would show

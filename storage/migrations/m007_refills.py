@@ -7,8 +7,6 @@ from typing import Final
 
 from storage.sql.dialect import Dialect
 
-DESCRIPTION: Final = "daily refills: the ledger's 'issue' account, chats.daily_refill"
-
 _SQLITE: Final = """
 -- The daily refill of broke players issues chips from an account of its own, 'issue', kept
 -- apart from the starting grants: the books then show how much a chat was given back. SQLite

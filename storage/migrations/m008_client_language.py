@@ -2,8 +2,6 @@
 
 from typing import Final
 
-DESCRIPTION: Final = "users.client_language: the language Telegram reports"
-
 # The language Telegram reports for a person (its language_code, when the bot speaks it): what
 # they read when they never chose one with /lang, also in messages sent without an update.
 APPLY: Final = """

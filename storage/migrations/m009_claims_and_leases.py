@@ -5,8 +5,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "games.claim_owner/claim_until, leases, games by update time"
-
 APPLY: Final = typed(
     """
 -- Several bot processes may share a database: a due turn deadline is claimed by one of them

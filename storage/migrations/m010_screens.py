@@ -5,8 +5,6 @@ from typing import Final
 from storage.migrations.typed import typed
 from storage.sql.dialect import Dialect
 
-DESCRIPTION: Final = "screens: what delivery showed of each game, out of games"
-
 
 def _table_since(dialect: Dialect) -> str:
     """The round's table the stored message shows: the one the game wants now (what delivery

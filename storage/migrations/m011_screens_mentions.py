@@ -4,8 +4,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "screens.mentioned_since: the turn last mentioned in the group"
-
 APPLY: Final = typed(
     """
 -- The game's actor_since (the version at which the person on turn got it) that delivery last

@@ -5,8 +5,6 @@ from typing import Final
 
 from storage.migrations.typed import typed
 
-DESCRIPTION: Final = "deadlines: the scheduler's deadlines that outlive the process, and claims"
-
 APPLY: Final = typed(
     """
 -- A deadline the bot must still see after a restart, or in another replica (bot/scheduler.py):

@@ -3,8 +3,6 @@ deadlines (kind 'turn', the game's id as the key): games is written by the servi
 
 from typing import Final
 
-DESCRIPTION: Final = "turn deadlines and their claims: from games to deadlines (kind 'turn')"
-
 # A game mid-turn keeps its deadline, and a replica's claim on it, across the upgrade. A
 # finished game's deadline is not carried over: nothing fires for a finished game.
 APPLY: Final = """

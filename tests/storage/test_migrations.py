@@ -315,7 +315,8 @@ def test_steps_are_the_package_modules_in_number_order() -> None:
     assert len(MIGRATIONS) == len(names) >= 8
     for name, step in zip(names, MIGRATIONS, strict=True):
         module = __import__(f"storage.migrations.{name}", fromlist=["APPLY"])
-        assert (step.description, step.apply) == (module.DESCRIPTION, module.APPLY)
+        summary = " ".join(module.__doc__.split("\n\n")[0].split())
+        assert (step.description, step.apply) == (summary, module.APPLY)
 
 
 # The script each released step runs on each backend, as SHA-256 prefixes. Databases in the
