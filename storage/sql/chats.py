@@ -35,13 +35,6 @@ _UPSERT_USER: Final = (
 
 class ChatReads(TableReads):
     async def get_chat(self, chat_id: int) -> ChatSettings:
-        return await self._fetch_chat(chat_id)
-
-    async def get_user(self, user_id: int) -> User | None:
-        return await self._fetch_user(user_id)
-
-    async def _fetch_chat(self, chat_id: int) -> ChatSettings:
-        """The chat's settings from the database (a caching backend's get_chat adds its cache)."""
         row = await self._row(
             "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
             "FROM chats WHERE chat_id = $1",
@@ -54,8 +47,7 @@ class ChatReads(TableReads):
             chat_id, language, preset, loads(overrides), timeout, bool(house), bool(refill)
         )
 
-    async def _fetch_user(self, user_id: int) -> User | None:
-        """The user from the database (a caching backend's get_user adds its cache)."""
+    async def get_user(self, user_id: int) -> User | None:
         row = await self._row(
             "SELECT name, language, private_opened, client_language FROM users WHERE user_id = $1",
             user_id,

@@ -156,12 +156,12 @@ class SqliteTransaction(Transaction):
 
     async def get_chat(self, chat_id: int) -> ChatSettings:
         if chat_id in self._writes.chats:
-            return await self._fetch_chat(chat_id)
+            return await super().get_chat(chat_id)
         self._live()
-        return private_settings(await read_through(self._caches.chats, chat_id, self._fetch_chat))
+        return private_settings(await read_through(self._caches.chats, chat_id, super().get_chat))
 
     async def get_user(self, user_id: int) -> User | None:
         if user_id in self._writes.users:
-            return await self._fetch_user(user_id)
+            return await super().get_user(user_id)
         self._live()
-        return await read_through(self._caches.users, user_id, self._fetch_user)
+        return await read_through(self._caches.users, user_id, super().get_user)

@@ -3,10 +3,9 @@ bookkeeping of which rows a batch of transactions wrote."""
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Final, TypeVar
+from typing import TypeVar
 
 from cachetools import LRUCache
 
@@ -14,15 +13,6 @@ from storage.models import ChatSettings, User
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-
-class _Miss(enum.Enum):
-    """What a cache lookup returns for a key it does not hold (None is a cacheable value)."""
-
-    MISS = enum.auto()
-
-
-MISS: Final = _Miss.MISS
 
 
 @dataclass(slots=True, eq=False)
@@ -62,11 +52,11 @@ class Caches:
 async def read_through(cache: LRUCache[K, V], key: K, fetch: Callable[[K], Awaitable[V]]) -> V:
     """The cached value, or the one fetched, then kept: no await comes between the read and the
     put that a write could slip into."""
-    value = cache.get(key, MISS)
-    if value is MISS:
-        value = await fetch(key)
-        if cache.maxsize > 0:  # a cache of size 0 keeps nothing (cachetools would refuse it)
-            cache[key] = value
+    if key in cache:  # a lookup, not get(): None (no such user) is a cached value
+        return cache[key]
+    value = await fetch(key)
+    if cache.maxsize > 0:  # a cache of size 0 keeps nothing (cachetools would refuse it)
+        cache[key] = value
     return value
 
 

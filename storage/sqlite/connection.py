@@ -322,11 +322,11 @@ class SqliteStorage(Storage):
 
     async def get_chat(self, chat_id: int) -> ChatSettings:
         self._check_not_owner()  # fail fast whether or not the value is cached
-        return private_settings(await read_through(self._caches.chats, chat_id, self._fetch_chat))
+        return private_settings(await read_through(self._caches.chats, chat_id, super().get_chat))
 
     async def get_user(self, user_id: int) -> User | None:
         self._check_not_owner()
-        return await read_through(self._caches.users, user_id, self._fetch_user)
+        return await read_through(self._caches.users, user_id, super().get_user)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
