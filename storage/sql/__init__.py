@@ -1,13 +1,6 @@
-"""`Storage` and `Transaction`, the classes bot/ codes against: the SQL of every table, written
-once for both backends.
-
-One module per group of tables (games, ledger, chats, delivery, screens, stats, claims,
-deadlines, chat_migration) holds its statements, with `$1` placeholders, as mixins over
-storage/sql/base.py: read mixins, shared by a storage object and its transactions; queries only
-the storage object runs; write mixins of a transaction. dialect.py holds the few fragments
-where SQLite and PostgreSQL differ. A backend (storage/sqlite, storage/postgres) subclasses the
-two classes below with the connection the statements run on; a new table module is added here
-once.
+"""`Storage` and `Transaction`, the classes bot/ codes against: the mixins of the table modules
+(one per group of tables, over storage/sql/base.py) assembled once, and subclassed by each
+backend with the connection the statements run on. A new table module is added here once.
 
 One bot action = one transaction: the game state, its ledger rows, statistics and the
 processed update id commit together or not at all.
@@ -17,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import abstractmethod
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from storage.errors import StorageError
@@ -97,35 +90,28 @@ class Storage(
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         """`async with storage.transaction() as tx:` commits on exit, rolls back on error."""
 
+    def _alone(self) -> AbstractAsyncContextManager[Storage | Transaction]:
+        """Where a write of one statement runs by itself: on PostgreSQL the storage object (a
+        pooled connection, a transaction of its own); on SQLite a transaction block (the
+        storage object's own statements are reads)."""
+        return nullcontext(self) if self._dialect.concurrent else self.transaction()
+
     async def claim_due(
         self, now: float, owner: str, hold: float, limit: int = 50
     ) -> list[tuple[int, float]]:
-        """`_claim_due`: on PostgreSQL one statement on a pooled connection, a transaction of
-        its own; on SQLite a write runs in a transaction block (the storage object's own
-        statements are reads)."""
-        if self._dialect.concurrent:
-            return await self._claim_due(now, owner, hold, limit)
-        async with self.transaction() as tx:
-            return await tx._claim_due(now, owner, hold, limit)
+        async with self._alone() as db:
+            return await db._claim_due(now, owner, hold, limit)
 
     async def claim_deadlines(
         self, kind: str, now: float, owner: str, hold: float, limit: int = 50
     ) -> list[tuple[str, float]]:
-        """`_claim_deadlines`, in a transaction of its own as `claim_due` is."""
-        if self._dialect.concurrent:
-            return await self._claim_deadlines(kind, now, owner, hold, limit)
-        async with self.transaction() as tx:
-            return await tx._claim_deadlines(kind, now, owner, hold, limit)
+        async with self._alone() as db:
+            return await db._claim_deadlines(kind, now, owner, hold, limit)
 
     async def acquire_lease(self, name: str, owner: str, ttl: float, note: str = "") -> bool:
         """`Transaction.hold_lease` in a transaction of its own."""
         async with self.transaction() as tx:
             return await tx.hold_lease(name, owner, ttl, note)
-
-    async def release_lease(self, name: str, owner: str, note: str = "") -> None:
-        """`Transaction.drop_lease` in a transaction of its own."""
-        async with self.transaction() as tx:
-            await tx.drop_lease(name, owner, note)
 
 
 __all__ = ["Storage", "Transaction"]

@@ -100,9 +100,11 @@ async def test_lease_has_one_owner_until_it_expires(storage: Storage, clock: Fak
 
 async def test_a_released_lease_is_free_at_once(storage: Storage) -> None:
     assert await storage.acquire_lease("job:sweep", "a", ttl=60)
-    await storage.release_lease("job:sweep", "b")  # not b's: nothing happens
+    async with storage.transaction() as tx:
+        await tx.drop_lease("job:sweep", "b")  # not b's: nothing happens
     assert not await storage.acquire_lease("job:sweep", "b", ttl=60)
-    await storage.release_lease("job:sweep", "a")
+    async with storage.transaction() as tx:
+        await tx.drop_lease("job:sweep", "a")
     assert await storage.acquire_lease("job:sweep", "b", ttl=60)
 
 
@@ -131,7 +133,8 @@ async def test_the_note_outlives_the_lease(storage: Storage, clock: FakeClock) -
     # Refused: nothing changes, not even the note.
     assert not await storage.acquire_lease("chat:-1", "b", ttl=10, note="b's")
     assert (await storage.lease("chat:-1")) == held
-    await storage.release_lease("chat:-1", "a", note="sent 1, 2, 3")
+    async with storage.transaction() as tx:
+        await tx.drop_lease("chat:-1", "a", note="sent 1, 2, 3")
     released = await storage.lease("chat:-1")
     assert released is not None
     assert released.owner == "a"
@@ -183,5 +186,6 @@ async def test_live_leases_by_prefix(storage: Storage, clock: FakeClock) -> None
     ]
     clock.advance(11)
     assert [lease.owner for lease in await storage.live_leases("replica:")] == ["a"]
-    await storage.release_lease("replica:a", "a")
+    async with storage.transaction() as tx:
+        await tx.drop_lease("replica:a", "a")
     assert await storage.live_leases("replica:") == []
