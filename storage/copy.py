@@ -193,9 +193,6 @@ def _convert(
     return records
 
 
-# ---------------------------------------------------------------------------- the source
-
-
 async def _chunks(
     conn: aiosqlite.Connection, table: str, columns: Sequence[str], size: int
 ) -> AsyncIterator[list[tuple[Any, ...]]]:
@@ -268,9 +265,6 @@ async def _read_source(source: SqliteStorage) -> AsyncIterator[_Source]:
             await conn.close()
     finally:
         await source.stop()
-
-
-# ---------------------------------------------------------------------------- the target
 
 
 async def _target_columns(conn: _CopyConnection) -> dict[str, dict[str, str]]:

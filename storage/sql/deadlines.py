@@ -1,14 +1,7 @@
 """The scheduler's deadlines that outlive the process (bot/scheduler.py: an unanswered «end the
 game?»), by kind and key, and their claims: with replicas, one process at a time runs a due
-deadline.
-
-Concurrency (PostgreSQL): claiming is one statement (on a pooled connection, a transaction of
-its own), as the turn claims are (storage/sql/claims.py): the due rows are locked with FOR NO
-KEY UPDATE SKIP LOCKED in the subquery of one UPDATE … RETURNING, so a row another claimer
-holds is skipped, and one whose claim another claimer committed meanwhile fails the re-check
-PostgreSQL makes of a locked row against the WHERE clause: concurrent claimers get disjoint
-sets. save_deadline is one upsert, drop_deadline one DELETE. On SQLite, with its single
-writer, each is simply one statement.
+deadline. Claiming is one statement, safe under concurrency as the turns' claims are
+(storage/sql/claims.py says how); save_deadline is one upsert, drop_deadline one DELETE.
 """
 
 from __future__ import annotations
