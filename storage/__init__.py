@@ -18,7 +18,7 @@ from storage.errors import (
     UnopenableDatabase,
     VersionConflict,
 )
-from storage.factory import DEFAULT_DATABASE_URL, open_storage
+from storage.factory import open_storage
 from storage.migrations import MIGRATIONS, Migration
 from storage.models import (
     UNSET,
@@ -34,7 +34,6 @@ from storage.models import (
     StatsDelta,
     StoredGame,
     Transfer,
-    Unset,
     User,
 )
 from storage.postgres import PostgresStorage
@@ -42,7 +41,6 @@ from storage.sql import Storage, Transaction
 from storage.sqlite import SqliteStorage
 
 __all__ = [
-    "DEFAULT_DATABASE_URL",
     "MIGRATIONS",
     "UNSET",
     "Account",
@@ -74,7 +72,6 @@ __all__ = [
     "UnknownAccount",
     "UnknownBackend",
     "UnopenableDatabase",
-    "Unset",
     "User",
     "VersionConflict",
     "open_storage",

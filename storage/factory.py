@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from storage.errors import MissingDriver, UnknownBackend, redact_url
 from storage.postgres import POOL_MAX, PostgresStorage, driver
 from storage.sql import Storage
 from storage.sqlite import SqliteStorage
-
-DEFAULT_DATABASE_URL: Final = "sqlite:///ochko.sqlite3"
 
 
 def open_storage(
@@ -22,19 +19,13 @@ def open_storage(
     clock: Callable[[], float] = time.time,
     default_language: str = "ru",
 ) -> Storage:
-    """A backend for the URL, not yet started (call `await storage.start()`).
+    """A backend for the URL (its forms: docs/deployment.md; sqlite:///:memory: in tests), not
+    yet started (call `await storage.start()`). A PostgreSQL URL is read by asyncpg but for
+    pool_max=N, the bot's own: the most connections the process opens (default POOL_MAX).
 
-    ``default_language`` is the language of a chat that never saved its settings.
-
-    sqlite:///relative/path, sqlite:////absolute/path, sqlite:///:memory: (tests only);
-    ``synchronous`` is SQLite's PRAGMA synchronous.
-
-    postgresql://user:password@host:port/database (or postgres://), as asyncpg reads it: also
-    postgresql:///database?host=/run/postgresql for a unix socket, and libpq's other
-    parameters. One parameter is the bot's own: pool_max=N, the most connections the process
-    opens (default POOL_MAX); ``synchronous`` does not apply (PostgreSQL's durability is the
-    server's configuration) and is ignored.
-    """
+    ``synchronous`` is SQLite's PRAGMA synchronous (PostgreSQL's durability is the server's
+    configuration); ``default_language`` is the language of a chat that never saved its
+    settings."""
     shown = redact_url(database_url)
     scheme, separator, rest = database_url.partition("://")
     if not separator or not scheme:
@@ -69,12 +60,9 @@ def _postgres_url(url: str, shown: str) -> tuple[str, int]:
         raise UnknownBackend(shown, "a PostgreSQL URL has no #fragment")
     query = parse_qsl(parts.query, keep_blank_values=True)
     sizes = [value for key, value in query if key == "pool_max"]
-    pool_max = POOL_MAX
-    if sizes:
-        if len(sizes) > 1 or not sizes[0].isdigit() or int(sizes[0]) < 1:
-            raise UnknownBackend(shown, "pool_max must be one whole number, at least 1")
-        pool_max = int(sizes[0])
     if not sizes:
-        return url, pool_max
+        return url, POOL_MAX
+    if len(sizes) > 1 or not sizes[0].isdigit() or int(sizes[0]) < 1:
+        raise UnknownBackend(shown, "pool_max must be one whole number, at least 1")
     rest = urlencode([(key, value) for key, value in query if key != "pool_max"])
-    return urlunsplit(parts._replace(query=rest)), pool_max
+    return urlunsplit(parts._replace(query=rest)), int(sizes[0])

@@ -7,16 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import cache
-from typing import Final, TypeVar
+from typing import TypeVar
 
 from storage.errors import StorageError, TransactionClosed
 from storage.postgres.driver import DRIVER_ERRORS, Connection, Record, affected, storage_error
 from storage.sql import Transaction
-from storage.sql.dialect import POSTGRESQL
+from storage.sql.dialect import PLACEHOLDER, POSTGRESQL
 
 T = TypeVar("T")
-
-_PLACEHOLDER: Final = re.compile(r"\$(\d+)")
 
 
 def _shifted(offset: int) -> Callable[[re.Match[str]], str]:
@@ -31,7 +29,7 @@ def _combined(statements: tuple[tuple[str, int], ...]) -> str:
     parts: list[str] = []
     offset = 0
     for sql, count in statements:
-        parts.append(_PLACEHOLDER.sub(_shifted(offset), POSTGRESQL.sql(sql)))
+        parts.append(PLACEHOLDER.sub(_shifted(offset), POSTGRESQL.sql(sql)))
         offset += count
     ctes = ", ".join(f"w{n} AS ({part})" for n, part in enumerate(parts[:-1]))
     return f"WITH {ctes} {parts[-1]}"

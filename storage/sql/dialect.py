@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-_PLACEHOLDER: Final = re.compile(r"\$(\d+)")
+PLACEHOLDER: Final = re.compile(r"\$(\d+)")
 _FRAGMENT: Final = re.compile(r"\{(\w+)(?: (\$\d+))?\}")
 
 
@@ -47,7 +47,7 @@ class Dialect:
         except KeyError:
             text = _FRAGMENT.sub(self._fragment, statement)
             if self.name == "sqlite":
-                text = _PLACEHOLDER.sub(r"?\1", text)
+                text = PLACEHOLDER.sub(r"?\1", text)
             self._rewritten[statement] = text
             return text
 
