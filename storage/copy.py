@@ -426,7 +426,7 @@ async def _verify(
 
 
 async def _copy_into(
-    target: PostgresStorage, source: _Source, chunk_rows: int
+    target: PostgresStorage, source: _Source
 ) -> tuple[list[tuple[str, int]], list[LedgerCheck]]:
     copied: list[tuple[str, int]] = []
     async with target.transaction() as tx:
@@ -447,7 +447,7 @@ async def _copy_into(
             table = source.tables[name]
             types = [columns[name][column] for column in table.columns]
             rows = 0
-            async for chunk in _chunks(source.conn, name, table.columns, chunk_rows):
+            async for chunk in _chunks(source.conn, name, table.columns, CHUNK_ROWS):
                 records = _convert(name, table.columns, types, chunk)
                 await translated(
                     conn.copy_records_to_table(name, records=records, columns=table.columns)
@@ -459,17 +459,13 @@ async def _copy_into(
     return copied, checks
 
 
-async def copy_database(
-    source_url: str, target_url: str, *, chunk_rows: int = CHUNK_ROWS
-) -> CopyReport:
+async def copy_database(source_url: str, target_url: str) -> CopyReport:
     """Copy the SQLite database at ``source_url`` into the empty PostgreSQL database at
     ``target_url`` and prove nothing was lost (see the module docstring).
 
     TargetNotEmpty, SchemaMismatch, VerificationFailed (all CopyError) or another StorageError
     when it cannot be done; the target then holds no row of the copy.
     """
-    if chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
     shown_source, shown_target = redact_url(source_url), redact_url(target_url)
     source = open_storage(source_url)
     if not isinstance(source, SqliteStorage):
@@ -485,7 +481,7 @@ async def copy_database(
     async with _read_source(source) as snapshot:
         await target.start()  # creates or migrates the schema
         try:
-            copied, checks = await _copy_into(target, snapshot, chunk_rows)
+            copied, checks = await _copy_into(target, snapshot)
         finally:
             await target.stop()
     return CopyReport(

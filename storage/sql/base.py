@@ -1,11 +1,10 @@
 """What every table module builds on: the reads (a storage object's or a transaction's) and the
-writes of a transaction, over the few primitives each backend provides.
+writes of a transaction, over the few primitives each backend provides (statements with `$1`
+placeholders, which the backend rewrites through its dialect, storage/sql/dialect.py).
 
-A backend provides `_rows` (the rows of one statement), and for its transactions `_execute`
-(the number of rows written) and `_executemany`; statements are written with `$1` placeholders
-and rewritten by the backend through its dialect (storage/sql/dialect.py). SQLite's
-transaction runs them synchronously on the event loop's thread (storage/sqlite/block.py): its
-coroutines never suspend, so awaiting one costs a call, not a trip through the event loop.
+SQLite's transaction runs them synchronously on the event loop's thread
+(storage/sqlite/block.py): its coroutines never suspend, so awaiting one costs a call, not a
+trip through the event loop.
 """
 
 from __future__ import annotations

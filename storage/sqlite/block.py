@@ -1,14 +1,11 @@
 """A transaction block of the group commit: its batch (the SQLite transaction it shares with
-other blocks), its savepoint, and the statements it runs (SqliteTransaction: the tables' SQL of
-storage/sql over this block's connection, with the caches of chat settings and users).
+other blocks), its savepoint, and the statements it runs (SqliteTransaction).
 
 A block's statements run on the event loop's thread, on the sqlite3 connection under
 aiosqlite's: inside BEGIN IMMEDIATE the write lock is ours, so none of them waits for anything
 (WAL readers never block a writer), and each takes microseconds, where a round trip through
 aiosqlite's thread costs more than the statement (a queue, a thread switch and a wake-up of the
-event loop each way). What may wait stays on aiosqlite's thread (SqliteStorage): BEGIN
-IMMEDIATE (another process's write lock, up to busy_timeout), COMMIT (the fsync) and ROLLBACK,
-and the reads outside transactions, which may be long ones."""
+event loop each way). What may wait stays on that thread (SqliteStorage)."""
 
 from __future__ import annotations
 

@@ -175,25 +175,19 @@ class SqliteStorage(Storage):
     tables made by anyone else (another process, another SqliteStorage on the same file, a
     hand-run sqlite3) is not seen by get_chat/get_user until the next start().
 
-    Threads: aiosqlite runs on its thread what may wait or take long — BEGIN IMMEDIATE (for
-    another process's write lock), COMMIT (the fsync), ROLLBACK, the reads outside transactions
-    and the migrations — and a transaction block runs its statements on the same sqlite3
-    connection directly (storage/sqlite/block.py), never both at once: blocks run under the
-    lock above, a batch is closed to new blocks before its COMMIT or ROLLBACK is handed to the
+    Threads: what may wait or take long (BEGIN IMMEDIATE, COMMIT, ROLLBACK, the reads outside
+    transactions, the migrations) runs on aiosqlite's thread, a block's statements on the
+    event loop's (storage/sqlite/block.py), never both at once: blocks run under the lock
+    above, a batch is closed to new blocks before its COMMIT or ROLLBACK is handed to the
     thread, and a new batch's blocks start once its BEGIN has come back, which the thread runs
     after anything handed to it before (its queue is in order), even by a cancelled task.
 
-    Group commit: the blocks of concurrent `transaction()`s run one at a time, as before, but
-    in one SQLite transaction, each in a savepoint of its own, and COMMIT once for the batch,
-    so that under synchronous=FULL they share one fsync. A batch commits when a block ends and
-    no other transaction waits for the lock (so a lone action commits at once, as before), or
-    when it holds BATCH_MAX_BLOCKS blocks or is BATCH_MAX_AGE old. A block that fails is rolled
-    back alone (ROLLBACK TO its savepoint); a block that ends returns only once its batch has
-    committed, and if the COMMIT fails every block of the batch raises its error. Reads of this
-    object (outside transactions) commit an open batch before they read, so they never see
-    uncommitted data; so do stop(). A block cancelled while it waits for its batch's COMMIT
-    stays in the batch: as with a COMMIT interrupted before group commit, the canceller does
-    not learn whether it was committed.
+    Group commit (docs/architecture.md): a block that fails is rolled back alone (ROLLBACK TO
+    its savepoint); a block that ends returns only once its batch has committed, and if the
+    COMMIT fails every block of the batch raises its error. Reads of this object (outside
+    transactions) and stop() commit an open batch first, so they never see uncommitted data. A
+    block cancelled while it waits for its batch's COMMIT stays in the batch: as with any
+    interrupted COMMIT, the canceller does not learn whether it was committed.
     """
 
     _dialect = SQLITE
