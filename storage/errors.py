@@ -6,10 +6,8 @@ Every message is a single line: start-up errors are printed to the operator as t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from storage.models import Account
+from storage.models import Account
 
 
 def redact_url(url: str) -> str:

@@ -17,9 +17,20 @@ SQLite, with its single writer, each is simply one statement.
 
 from __future__ import annotations
 
+from typing import Final
+
 from storage.models import Lease
 from storage.sql.base import TableReads, TableWrites
-from storage.sql.deadlines import TURN
+from storage.sql.deadlines import CLAIM_DUE, TURN
+
+# Due turn deadlines of unfinished games, no live claim on them (see _claim_due).
+_CLAIM_TURNS: Final = (
+    "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $1 AND due <= $2 "
+    " AND (claim_until IS NULL OR claim_until < $2) "
+    " AND EXISTS (SELECT 1 FROM games WHERE games.game_id = CAST(deadlines.key AS BIGINT)"
+    "  AND games.status <> 'finished') "
+    " ORDER BY due, CAST(key AS BIGINT) LIMIT $5{lock_skip}) " + CLAIM_DUE
+)
 
 
 class LeaseReads(TableReads):
@@ -50,21 +61,7 @@ class LeaseReads(TableReads):
         out, not at every poll), each for ``owner`` until now + hold. Firing twice would be
         harmless (the second is refused as stale) but costs a transaction; a process that dies
         with a claim leaves it to run out; save_game and start_clock clear a game's claim."""
-        rows = await self._rows(
-            "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $5 AND due <= $1 "
-            " AND (claim_until IS NULL OR claim_until < $1) "
-            " AND EXISTS (SELECT 1 FROM games WHERE games.game_id = CAST(deadlines.key AS BIGINT)"
-            "  AND games.status <> 'finished') "
-            " ORDER BY due, CAST(key AS BIGINT) LIMIT $4{lock_skip}) "
-            "UPDATE deadlines SET claim_owner = $2, claim_until = $3 FROM due "
-            "WHERE deadlines.kind = due.kind AND deadlines.key = due.key "
-            "RETURNING deadlines.key, deadlines.due",
-            now,
-            owner,
-            now + hold,
-            limit,
-            TURN,
-        )
+        rows = await self._rows(_CLAIM_TURNS, TURN, now, owner, now + hold, limit)
         # RETURNING comes in no particular order.
         return sorted(
             ((int(row[0]), row[1]) for row in rows), key=lambda claim: (claim[1], claim[0])

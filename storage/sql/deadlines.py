@@ -20,6 +20,18 @@ SAVE_DEADLINE: Final = (
     "claim_owner = NULL, claim_until = NULL"
 )
 DROP_DEADLINE: Final = "DELETE FROM deadlines WHERE kind = $1 AND key = $2"
+# The end of a claim, after `WITH due AS (…)` picks the rows: kind $1, now $2, owner $3, until
+# $4, limit $5.
+CLAIM_DUE: Final = (
+    "UPDATE deadlines SET claim_owner = $3, claim_until = $4 FROM due "
+    "WHERE deadlines.kind = due.kind AND deadlines.key = due.key "
+    "RETURNING deadlines.key, deadlines.due"
+)
+_CLAIM: Final = (
+    "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $1 AND due <= $2 "
+    " AND (claim_until IS NULL OR claim_until < $2 OR claim_owner = $3) "
+    " ORDER BY due, key LIMIT $5{lock_skip}) " + CLAIM_DUE
+)
 
 
 class DeadlineReads(TableReads):
@@ -33,19 +45,7 @@ class DeadlineReads(TableReads):
     ) -> list[tuple[str, float]]:
         """Like claims' _claim_due, but ``owner``'s own claims are claimed again: it keeps
         track of what it is running itself."""
-        rows = await self._rows(
-            "WITH due AS (SELECT kind, key FROM deadlines WHERE kind = $1 AND due <= $2 "
-            " AND (claim_until IS NULL OR claim_until < $2 OR claim_owner = $3) "
-            " ORDER BY due, key LIMIT $5{lock_skip}) "
-            "UPDATE deadlines SET claim_owner = $3, claim_until = $4 FROM due "
-            "WHERE deadlines.kind = due.kind AND deadlines.key = due.key "
-            "RETURNING deadlines.key, deadlines.due",
-            kind,
-            now,
-            owner,
-            now + hold,
-            limit,
-        )
+        rows = await self._rows(_CLAIM, kind, now, owner, now + hold, limit)
         # RETURNING comes in no particular order.
         return sorted(((row[0], row[1]) for row in rows), key=lambda claim: (claim[1], claim[0]))
 

@@ -6,14 +6,9 @@ table (storage/sql/deadlines.py, kind 'turn', keyed by the game's id).
 Concurrency (PostgreSQL, READ COMMITTED, several processes): save_game is one conditional
 UPDATE (`version = expected`): a concurrent save of the same game holds the row until it
 commits, then PostgreSQL re-checks the condition on the new row, which no longer matches, and
-the caller gets VersionConflict (the turn's deadline is written after that UPDATE, under the
-game's row lock). start_clock locks the game's row at the version it was given (or finds it
-moved on) before it keeps the turn's deadline.
-archive_log and set_seats read, then write what depends on what they read (the log's length,
-the seats already there): they first lock the game's row, so that two of them on one game run
-one after the other, the second reading what the first committed. On SQLite the lock clause is
-empty (BEGIN IMMEDIATE holds the only write lock) and the same statement checks that the game
-exists.
+the caller gets VersionConflict. What reads before it writes (start_clock, archive_log,
+set_seats) first locks the game's row, each saying why; on SQLite the lock clause is empty
+(BEGIN IMMEDIATE holds the only write lock) and the same statement checks that the game exists.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
-"""Delivery's record of what it showed of each game (`screens`, one row a game): the table
-message and the round's table it was posted for, the private hand messages, how many results
-were posted, the state version the table last showed, the turn last mentioned in the group,
-the result that still shows the next round's countdown.
-Written by delivery alone; the service writes the games, and reads this only for the results
-posted (the outbox it trims).
+"""Delivery's record of what it showed of each game (`screens`, one row a game), written by
+delivery alone; the service writes the games, and reads this only for the results posted (the
+outbox it trims).
 
-Concurrency (PostgreSQL): set_screen is one upsert whose conditions compare with the stored row
-(table_since, posted_seq and mentioned_since only grow), so that a late write of an older
-progress changes nothing; a game that does not exist is refused by the statement itself (no
-row inserted).
+Concurrency (PostgreSQL): set_screen is one upsert whose conditions compare with the stored row,
+so that a late write of an older progress changes nothing; a game that does not exist is
+refused by the statement itself (no row inserted).
 """
 
 from __future__ import annotations
