@@ -112,6 +112,3 @@ class Storage(
         """`Transaction.hold_lease` in a transaction of its own."""
         async with self.transaction() as tx:
             return await tx.hold_lease(name, owner, ttl, note)
-
-
-__all__ = ["Storage", "Transaction"]

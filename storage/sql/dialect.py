@@ -1,17 +1,13 @@
 """What the SQL of the two backends differs in, and nothing else.
 
-Every statement of the table modules (storage/sql/*.py) is written once, with PostgreSQL's `$1`
-placeholders and, where the backends differ, a fragment in braces:
-
-- `{lock}`: the lock an UPDATE of the row takes (FOR NO KEY UPDATE), for a SELECT that comes
-  before one; `{lock_update}`: the stronger FOR UPDATE; `{lock_skip}`: FOR NO KEY UPDATE SKIP
-  LOCKED. On SQLite all three are empty: BEGIN IMMEDIATE holds the only write lock.
-- `{greatest}`, `{least}`: GREATEST/LEAST, SQLite's max/min of two values.
-- `{by_code_point}`: ORDER BY text as SQLite orders it, whatever the database's collation.
-- `{banker}`: the banker's user id read from a game's JSON state.
-- `{ids $2}`: the integers of a JSON array parameter, as a subquery. Lists go to the server as
-  one JSON text, not as arrays, whose type asyncpg would have to introspect once per new
-  connection (about 10 ms).
+Statements (storage/sql/*.py) are written once, with PostgreSQL's `$1` placeholders and, where
+the backends differ, a fragment in braces (_FRAGMENTS): `{lock}`, the lock an UPDATE of the row
+takes (FOR NO KEY UPDATE), for a SELECT that comes before one, `{lock_update}` and `{lock_skip}`
+(SKIP LOCKED), all empty on SQLite, where BEGIN IMMEDIATE holds the only write lock;
+GREATEST/LEAST; ORDER BY text as SQLite orders it; the banker's user id read from a game's JSON
+state; `{ids $2}`, the integers of a JSON array parameter as a subquery (lists go to the server
+as one JSON text, not as arrays, whose type asyncpg would have to introspect once per new
+connection, about 10 ms).
 
 `Dialect.sql` fills in the fragments and, for SQLite, rewrites `$1` to `?1` (SQLite reads `$1`
 as a *named* parameter; `?1` is numbered, so a number may come twice or out of order), once
