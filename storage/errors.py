@@ -32,8 +32,6 @@ class ConcurrencyConflict(StorageError):
 
 
 class VersionConflict(ConcurrencyConflict):
-    """A game was saved from a stale copy: somebody else saved it first."""
-
     def __init__(self, game_id: int, expected: int, actual: int) -> None:
         self.game_id, self.expected, self.actual = game_id, expected, actual
         super().__init__(
@@ -43,23 +41,17 @@ class VersionConflict(ConcurrencyConflict):
 
 
 class GameNotFound(StorageError):
-    """A write named a game that does not exist."""
-
     def __init__(self, game_id: int) -> None:
         super().__init__(f"game {game_id} does not exist")
 
 
 class GameExists(StorageError):
-    """A chat thread already has a game that is not finished."""
-
     def __init__(self, chat_id: int, thread_id: int) -> None:
         self.chat_id, self.thread_id = chat_id, thread_id
         super().__init__(f"chat {chat_id} thread {thread_id} already has a game in progress")
 
 
 class DatabaseTooNew(StorageError):
-    """The database was written by a newer version of the bot."""
-
     def __init__(self, found: int, supported: int) -> None:
         self.found, self.supported = found, supported
         super().__init__(
@@ -110,8 +102,6 @@ class MissingDriver(StorageError):
 
 
 class UnknownAccount(StorageError):
-    """A transfer named a player or bank that does not exist in the chat."""
-
     def __init__(self, chat_id: int, account: Account) -> None:
         self.account = account
         super().__init__(f"chat {chat_id} has no account {account.kind}:{account.id}")
