@@ -14,7 +14,7 @@ set_seats) first locks the game's row, each saying why; on SQLite the lock claus
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from storage.errors import GameExists, GameNotFound, StorageError, VersionConflict
 from storage.jsontext import dumps, loads
@@ -44,10 +44,9 @@ def _game_from_row(row: Row, known: tuple[int, dict[str, Any]] | None = None) ->
     )
 
 
-def _check_status(status: str) -> GameStatus:
+def _check_status(status: str) -> None:
     if status not in GAME_STATUSES:
         raise ValueError(f"unknown game status {status!r}")
-    return cast(GameStatus, status)
 
 
 class GameReads(TableReads):

@@ -169,11 +169,9 @@ class SqliteStorage(Storage):
     see that transaction's uncommitted writes. Other processes are kept out by BEGIN IMMEDIATE
     and busy_timeout.
 
-    One bot process owns a database: chat settings and users, read on every action, are cached
-    in memory (`cache_size` entries each, least recently used forgotten first) and the cache
-    learns of changes only through this object's transactions. A change of the chats or users
-    tables made by anyone else (another process, another SqliteStorage on the same file, a
-    hand-run sqlite3) is not seen by get_chat/get_user until the next start().
+    One bot process owns a database: chat settings and users are cached (cache.py) and learn of
+    changes only through this object's transactions; a change made by anyone else (another
+    process, another SqliteStorage on the file, a hand-run sqlite3) is seen at the next start().
 
     Threads: what may wait or take long (BEGIN IMMEDIATE, COMMIT, ROLLBACK, the reads outside
     transactions, the migrations) runs on aiosqlite's thread, a block's statements on the
