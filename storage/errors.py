@@ -61,8 +61,6 @@ class DatabaseTooNew(StorageError):
 
 
 class CorruptDatabase(StorageError):
-    """The database file cannot be read as a healthy SQLite database."""
-
     def __init__(self, path: str, detail: str) -> None:
         super().__init__(
             f"database {path!r} is corrupt or unreadable ({detail}); "
@@ -79,8 +77,6 @@ class UnopenableDatabase(StorageError):
 
 
 class UnknownBackend(StorageError):
-    """DATABASE_URL names a backend that does not exist or is malformed."""
-
     def __init__(self, url: str, reason: str = "unknown scheme") -> None:
         super().__init__(
             f"cannot use DATABASE_URL {url!r}: {reason}; "
@@ -90,9 +86,6 @@ class UnknownBackend(StorageError):
 
 
 class MissingDriver(StorageError):
-    """DATABASE_URL names PostgreSQL, but its driver (asyncpg, the postgres extra) is not
-    installed."""
-
     def __init__(self, url: str) -> None:
         super().__init__(
             f"DATABASE_URL {url!r} is a PostgreSQL database, but its driver (asyncpg) is not "

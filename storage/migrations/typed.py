@@ -24,5 +24,4 @@ def typed(script: str, **fragments: Named) -> Callable[[Dialect], str]:
         extra = {name: fragment(dialect) for name, fragment in fragments.items()}
         return script.format(**dialect.types, **extra)
 
-    render.__doc__ = script
     return render

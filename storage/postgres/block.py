@@ -38,10 +38,9 @@ def _combined(statements: tuple[tuple[str, int], ...]) -> str:
 class PostgresTransaction(Transaction):
     """The connection of one transaction; dead (TransactionClosed) once its block is over.
 
-    The isolation level is READ COMMITTED (PostgreSQL's default, asked for explicitly): each
-    statement sees what was committed when it began. Every read-then-write of the table modules
-    is therefore made safe against other transactions on its own terms (a row lock, a
-    conditional UPDATE, an INSERT … ON CONFLICT); each module says which and why.
+    At READ COMMITTED each statement sees what was committed when it began: every read-then-write
+    of the table modules is made safe on its own terms (a row lock, a conditional UPDATE, an
+    INSERT … ON CONFLICT); each module says which and why.
     """
 
     _dialect = POSTGRESQL

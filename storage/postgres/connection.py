@@ -44,11 +44,8 @@ def _rolled_back(failure: StorageError) -> StorageError:
 class PostgresStorage(Storage):
     """PostgreSQL through an asyncpg pool (`pool_max` connections at most, one kept open).
 
-    Several bot processes may share the database. Nothing read is kept in memory (another
-    process's write would make the copy stale), transactions run at READ COMMITTED, and every
-    read-then-write of the table modules locks or conditions what it depends on (each module
-    says how). A transaction that loses a race (deadlock, serialization failure, a game saved
-    from a stale copy) raises ConcurrencyConflict: nothing of it was committed, run it again.
+    Nothing read is kept in memory: another process's write would make the copy stale. A
+    transaction that loses a race raises ConcurrencyConflict: nothing of it was committed.
     """
 
     _dialect = POSTGRESQL
