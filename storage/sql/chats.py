@@ -31,6 +31,16 @@ _UPSERT_USER: Final = (
     " ELSE u.client_language END "
     "RETURNING name, language, private_opened, client_language"
 )
+# The row of _chat_row, then what to do if the chat has one already.
+_INSERT_CHAT: Final = (
+    "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
+    "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO "
+)
+_SAVE_CHAT: Final = _INSERT_CHAT + (
+    "UPDATE SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
+    "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
+    "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill"
+)
 
 
 class ChatReads(TableReads):
@@ -89,23 +99,12 @@ class ChatWrites(TableWrites):
         if not self._dialect.concurrent:
             return
         default = ChatSettings(chat_id, language=self._default_language)
-        await self._execute(
-            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-            "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO NOTHING",
-            *_chat_row(default),
-        )
+        await self._execute(_INSERT_CHAT + "NOTHING", *_chat_row(default))
         await self._row("SELECT 1 FROM chats WHERE chat_id = $1{lock}", chat_id)
 
     async def save_chat_settings(self, settings: ChatSettings) -> None:
         self._wrote_chat(settings.chat_id)
-        await self._execute(
-            "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-            "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO UPDATE "
-            "SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
-            "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
-            "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill",
-            *_chat_row(settings),
-        )
+        await self._execute(_SAVE_CHAT, *_chat_row(settings))
 
 
 def _chat_row(settings: ChatSettings) -> tuple[object, ...]:

@@ -26,11 +26,6 @@ from storage.sql.dialect import placeholders
 
 _FIND_PLAYER: Final = "SELECT name, balance FROM players WHERE chat_id = $1 AND user_id = $2"
 _LOCK_PLAYER: Final = _FIND_PLAYER + "{lock}"
-_INSERT_LEDGER: Final = (
-    "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, "
-    "target_kind, target_id, amount, reason, source_after, target_after, created_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-)
 _UPDATE_BALANCE: Final = "UPDATE players SET balance = $1 WHERE chat_id = $2 AND user_id = $3"
 _LAST_REFILL: Final = (
     "SELECT max(created_at) FROM ledger WHERE chat_id = $1 AND source_kind = 'issue' "
@@ -58,9 +53,12 @@ def _lock_games(count: int) -> str:
 
 @cache
 def _insert_ledger(count: int) -> str:
-    """count ledger rows in one INSERT, twelve parameters each (_INSERT_LEDGER's)."""
+    """count ledger rows in one INSERT, twelve parameters each."""
     values = ", ".join(f"({placeholders(1 + 12 * n, 12)})" for n in range(count))
-    return _INSERT_LEDGER.partition(" VALUES ")[0] + " VALUES " + values
+    return (
+        "INSERT INTO ledger (chat_id, game_id, round_no, source_kind, source_id, target_kind, "
+        f"target_id, amount, reason, source_after, target_after, created_at) VALUES {values}"
+    )
 
 
 @cache
@@ -170,7 +168,7 @@ class LedgerWrites(LedgerReads, TableWrites):
                 # Every chip in a balance comes from a ledger row: this is what check_ledger
                 # sums.
                 await self._execute(
-                    _INSERT_LEDGER,
+                    _insert_ledger(1),
                     *(chat_id, None, None, "grant", 0, "player", user_id, starting_balance),
                     *("starting balance", None, starting_balance, now),
                 )
@@ -202,7 +200,7 @@ class LedgerWrites(LedgerReads, TableWrites):
             return Refill(0, balance, next_at)
         amount = up_to - balance
         await self._execute(
-            _INSERT_LEDGER,
+            _insert_ledger(1),
             *(chat_id, None, None, "issue", 0, "player", user_id, amount, "daily refill"),
             *(None, up_to, now),
         )
