@@ -228,9 +228,8 @@ class LedgerCheck:
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A named lease (see `Transaction.hold_lease`): who holds or last held it, until when,
-    when it was last taken or renewed, and the note its holder left (e.g. what it sent lately,
-    for the next holder to go on from)."""
+    """A named lease (see `Transaction.hold_lease`): who holds or last held it, and the note
+    its holder left for the next one to go on from."""
 
     name: str
     owner: str

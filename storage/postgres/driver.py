@@ -19,10 +19,6 @@ except ImportError:  # the postgres extra is not installed: open_storage refuses
     asyncpg = None
 
 
-class _Never(Exception):
-    """Stands for asyncpg's exception classes when asyncpg is not installed (never raised)."""
-
-
 def available() -> bool:
     """asyncpg is installed (`pip install 'ochko-bot[postgres]'`)."""
     return asyncpg is not None
@@ -77,13 +73,14 @@ DRIVER_ERRORS: Final[tuple[type[Exception], ...]] = (
     (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) if asyncpg else (OSError,)
 )
 # What PostgreSQL raises for a transaction that lost a race: safe to run again from the start.
+# (Without asyncpg, empty: isinstance() of no class is False.)
 _LOST_RACE: Final[tuple[type[Exception], ...]] = (
     (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
     if asyncpg
-    else (_Never,)
+    else ()
 )
-_UNIQUE_VIOLATION: Final[type[Exception]] = (
-    asyncpg.exceptions.UniqueViolationError if asyncpg else _Never
+_UNIQUE_VIOLATION: Final[tuple[type[Exception], ...]] = (
+    (asyncpg.exceptions.UniqueViolationError,) if asyncpg else ()
 )
 # The one-open-game-per-thread index. The statements that could violate it check for the
 # other game first, so the index only ever fires when that game was opened concurrently.
