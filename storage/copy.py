@@ -39,10 +39,10 @@ from storage.factory import open_storage
 from storage.models import LedgerCheck
 from storage.postgres import PostgresStorage, PostgresTransaction
 from storage.postgres.driver import DRIVER_ERRORS, Connection, storage_error, translated
-from storage.postgres.migrate import schema_version as postgres_schema_version
+from storage.postgres.migrate import PostgresStepDb
 from storage.sql.ledger import LedgerQueries
 from storage.sqlite import SqliteStorage
-from storage.sqlite.migrate import schema_version as sqlite_schema_version
+from storage.sqlite.migrate import SqliteStepDb
 
 # Rows read from SQLite and sent with one COPY: a few MB of memory at most, and few enough
 # round trips that COPY's speed (several times executemany's) is what counts.
@@ -241,7 +241,7 @@ async def _read_source(source: SqliteStorage) -> AsyncIterator[_Source]:
         try:
             # Deferred: the first read fixes the snapshot every later read of the copy sees.
             await conn.execute("BEGIN")
-            version = await sqlite_schema_version(conn)
+            version = await SqliteStepDb(conn).version()
             tables = await _source_tables(conn)
             # Through the backend's own code: what the bot would show for each chat. A write
             # to the file after the snapshot (a bot still running) makes them differ from the
@@ -423,7 +423,7 @@ async def _copy_into(
     async with target.transaction() as tx:
         # COPY and the copy's own queries run inside the transaction that commits or rolls back.
         conn = cast(_CopyConnection, tx._live())
-        version = await translated(postgres_schema_version(conn))
+        version = await translated(PostgresStepDb(conn).version())
         if version != source.version:
             raise SchemaMismatch(
                 f"the source is at schema version {source.version}, the target at {version}, "

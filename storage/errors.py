@@ -22,13 +22,9 @@ class StorageError(Exception):
 
 
 class ConcurrencyConflict(StorageError):
-    """The transaction lost a race with another one; run it again.
-
-    Nothing of it was committed. Several bot processes may share a PostgreSQL database: a
-    transaction that PostgreSQL aborts to break a deadlock or a serialization failure, or a
-    game saved from a stale copy (`VersionConflict`), is safe to retry from the start against
-    the fresh state.
-    """
+    """The transaction lost a race with another one (of several bot processes on a PostgreSQL
+    database: a deadlock broken, a serialization failure, a game saved from a stale copy, which
+    is `VersionConflict`). Nothing of it was committed: run it again against the fresh state."""
 
 
 class VersionConflict(ConcurrencyConflict):

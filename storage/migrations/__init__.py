@@ -97,20 +97,15 @@ async def migrate(db: StepDb, steps: Sequence[Migration]) -> int:
                     raise DatabaseTooNew(current, supported)
                 if current == supported:
                     return applied
-                await run_step(steps[current], db)
+                apply = steps[current].apply
+                if isinstance(apply, str):
+                    await db.script(apply)
+                elif inspect.iscoroutinefunction(apply):
+                    await cast(StepFunction, apply)(db)
+                else:
+                    await db.script(cast(Callable[[Dialect], str], apply)(db.dialect))
                 await db.record(current + 1)
             applied += 1
-
-
-async def run_step(step: Migration, db: StepDb) -> None:
-    """Apply one step on the connection (the caller owns the transaction)."""
-    apply = step.apply
-    if isinstance(apply, str):
-        await db.script(apply)
-    elif inspect.iscoroutinefunction(apply):
-        await cast(StepFunction, apply)(db)
-    else:
-        await db.script(cast(Callable[[Dialect], str], apply)(db.dialect))
 
 
 _STEP_NAME: Final = re.compile(r"m(\d{3})_\w+")

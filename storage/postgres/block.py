@@ -1,6 +1,5 @@
 """A transaction of the PostgreSQL backend: the pooled connection it holds from BEGIN to COMMIT
-and the statements it runs there (PostgresTransaction: the tables' SQL of storage/sql over
-this connection)."""
+and the statements it runs there."""
 
 from __future__ import annotations
 

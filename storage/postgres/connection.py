@@ -1,7 +1,6 @@
 """PostgresStorage, the owner of a process's asyncpg pool: the start-up check and migrations,
 the reads outside transactions (any pooled connection) and the transactions (each on a
-connection of its own from BEGIN to COMMIT). The SQL of the tables is storage/sql's, shared
-with the SQLite backend."""
+connection of its own from BEGIN to COMMIT)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,13 @@ class PostgresStepDb(StepDb):
         await self._conn.execute(POSTGRESQL.sql(sql), *args)
 
     async def version(self) -> int:
-        return await schema_version(self._conn)
+        exists = await self._conn.fetchrow("SELECT to_regclass('schema_version') IS NOT NULL")
+        if exists is None or not exists[0]:
+            return 0
+        # A read of the table itself, not a catalog lookup like to_regclass: it locks the table,
+        # and PostgreSQL catches up with the catalog changes committed meanwhile before it reads.
+        row = await self._conn.fetchrow("SELECT version FROM schema_version")
+        return 0 if row is None else int(row[0])
 
     async def record(self, version: int) -> None:
         await self._conn.execute(_VERSION_TABLE)
@@ -78,14 +84,3 @@ class PostgresStepDb(StepDb):
             with suppress(*DRIVER_ERRORS):
                 await transaction.rollback()
             raise
-
-
-async def schema_version(conn: Connection) -> int:
-    """The database's schema version, read without writing anything."""
-    exists = await conn.fetchrow("SELECT to_regclass('schema_version') IS NOT NULL")
-    if exists is None or not exists[0]:
-        return 0
-    # A read of the table itself, not a catalog lookup like to_regclass: it locks the table,
-    # and PostgreSQL catches up with the catalog changes committed meanwhile before it reads.
-    row = await conn.fetchrow("SELECT version FROM schema_version")
-    return 0 if row is None else int(row[0])

@@ -20,10 +20,8 @@ Row = Sequence[Any]
 
 
 class TableReads(ABC):
-    """Single-statement reads, shared by the storage object and its transactions.
-
-    Each read is one statement, so it sees one consistent snapshot even without a transaction.
-    """
+    """Single-statement reads, shared by the storage object and its transactions: each sees one
+    consistent snapshot even without a transaction."""
 
     _dialect: ClassVar[Dialect]
     _clock: Callable[[], float]

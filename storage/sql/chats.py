@@ -1,8 +1,6 @@
-"""Chat settings and users, the two tables read on every action.
-
-The SQLite backend caches both (storage/sqlite/cache.py: one bot process owns its database) on
-top of the reads here; the PostgreSQL backend reads them each time, since another process's
-write would leave a copy stale. Both are primary-key lookups.
+"""Chat settings and users, the two tables read on every action: primary-key lookups, which the
+SQLite backend caches (storage/sqlite/cache.py: one bot process owns its database) and the
+PostgreSQL backend reads each time (another process's write would leave a copy stale).
 
 upsert_user is one INSERT … ON CONFLICT DO UPDATE that keeps the stored value of every field
 left UNSET, so that on PostgreSQL a concurrent update of another field is not lost between a

@@ -3,8 +3,7 @@ message shows.
 
 Concurrency (PostgreSQL): claim_update is INSERT … ON CONFLICT DO NOTHING: of two transactions
 claiming one update id, the second waits for the first and claims nothing if it commits (the
-update is then processed exactly once), or claims it if the first rolls back. record_shown is
-an upsert.
+update is then processed exactly once), or claims it if the first rolls back.
 """
 
 from __future__ import annotations

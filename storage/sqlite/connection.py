@@ -1,6 +1,5 @@
 """SqliteStorage, the owner of the one aiosqlite connection of a process: its lock, its PRAGMAs,
-the group commit of concurrent transactions, and the caches it keeps. The SQL of the tables is
-storage/sql's, shared with the PostgreSQL backend."""
+the group commit of concurrent transactions, and the caches it keeps."""
 
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ from storage.sql.base import Row
 from storage.sql.dialect import SQLITE
 from storage.sqlite.block import SAVEPOINT, Batch, SqliteTransaction, uninterrupted
 from storage.sqlite.cache import Caches, private_settings, read_through
-from storage.sqlite.migrate import SqliteStepDb, schema_version
+from storage.sqlite.migrate import SqliteStepDb
 
 T = TypeVar("T")
 
@@ -242,7 +241,7 @@ class SqliteStorage(Storage):
         # Checks come before any PRAGMA that writes (journal_mode rewrites the header), so a
         # foreign, damaged or too-new file is refused without a single byte changed.
         try:
-            found = await schema_version(conn)
+            found = await SqliteStepDb(conn).version()
             if found > supported:
                 raise DatabaseTooNew(found, supported)
             problems = [row[0] for row in await conn.execute_fetchall("PRAGMA quick_check")]

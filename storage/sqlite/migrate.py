@@ -49,7 +49,8 @@ class SqliteStepDb(StepDb):
         await self._conn.execute(SQLITE.sql(sql), args)
 
     async def version(self) -> int:
-        return await schema_version(self._conn)
+        rows = list(await self._conn.execute_fetchall("PRAGMA user_version"))
+        return int(rows[0][0])
 
     async def record(self, version: int) -> None:
         # PRAGMA takes no parameters; the value is our own integer.
@@ -65,8 +66,3 @@ class SqliteStepDb(StepDb):
             if self._conn.in_transaction:
                 await self._conn.execute("ROLLBACK")
             raise
-
-
-async def schema_version(conn: aiosqlite.Connection) -> int:
-    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
-    return int(rows[0][0])
