@@ -6,7 +6,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal, cast
 
 AccountKind = Literal["player", "bank", "grant", "issue"]
 GameStatus = Literal["lobby", "active", "finished"]
@@ -167,8 +167,7 @@ class StatsDelta:
 
     def counts(self) -> tuple[int, ...]:
         """The fields in the order above: the order of both backends' statistics columns."""
-        counts: tuple[int, ...] = _STATS_FIELDS(self)
-        return counts
+        return cast(tuple[int, ...], _STATS_FIELDS(self))
 
 
 # Read by every settled round: attrgetter, not astuple (which deep-copies each field).

@@ -60,9 +60,7 @@ class ChatReads(TableReads):
             "SELECT name, language, private_opened, client_language FROM users WHERE user_id = $1",
             user_id,
         )
-        if row is None:
-            return None
-        return User(user_id, row[0], row[1], bool(row[2]), row[3])
+        return None if row is None else User(user_id, row[0], row[1], bool(row[2]), row[3])
 
 
 class ChatWrites(TableWrites):

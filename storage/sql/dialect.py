@@ -41,14 +41,11 @@ class Dialect:
         try:
             return self._rewritten[statement]
         except KeyError:
-            text = _FRAGMENT.sub(self._fragment, statement)
+            text = _FRAGMENT.sub(lambda m: self.fragments[m[1]].format(param=m[2]), statement)
             if self.name == "sqlite":
                 text = PLACEHOLDER.sub(r"?\1", text)
             self._rewritten[statement] = text
             return text
-
-    def _fragment(self, match: re.Match[str]) -> str:
-        return self.fragments[match[1]].format(param=match[2])
 
 
 def placeholders(start: int, count: int) -> str:

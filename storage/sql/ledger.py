@@ -76,9 +76,7 @@ def _set_amounts(table: str, column: str, key: str, count: int) -> str:
 class LedgerReads(TableReads):
     async def get_player(self, chat_id: int, user_id: int) -> Player | None:
         row = await self._row(_FIND_PLAYER, chat_id, user_id)
-        if row is None:
-            return None
-        return Player(chat_id, user_id, row[0], row[1])
+        return None if row is None else Player(chat_id, user_id, row[0], row[1])
 
     async def player_chats(self, user_id: int) -> list[Player]:
         rows = await self._rows(

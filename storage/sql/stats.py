@@ -90,9 +90,7 @@ class StatsQueries(TableReads):
             chat_id,
             user_id,
         )
-        if row is None:
-            return None
-        return PlayerStats(chat_id, user_id, *row)
+        return None if row is None else PlayerStats(chat_id, user_id, *row)
 
 
 class StatsWrites(TableWrites):
