@@ -36,8 +36,7 @@ class StepDb(ABC):
     dialect: ClassVar[Dialect]
 
     @abstractmethod
-    async def script(self, script: str) -> None:
-        """Run an SQL script (several statements)."""
+    async def script(self, script: str) -> None: ...
 
     @abstractmethod
     async def rows(self, sql: str, *args: object) -> list[Row]: ...

@@ -3,8 +3,6 @@ buttons and countdown, and the round it shows."""
 
 from typing import Final
 
-DESCRIPTION: Final = "screens.live_result: the result still showing the next round's countdown"
-
 # JSON {"message_id": …, "event": the RoundSettled it shows}, NULL when none. Kept in the
 # database, not only in delivery's memory: a restart between a result and the next round must
 # still take the countdown off it once the game moves on (the event renders its record).

@@ -19,6 +19,7 @@ from storage.postgres.driver import (
     Record,
     create_pool,
     describe,
+    read_committed,
     translated,
 )
 from storage.postgres.migrate import PostgresStepDb
@@ -114,9 +115,7 @@ class PostgresStorage(Storage):
         pool = self._live_pool()
         conn = await translated(pool.acquire())
         try:
-            # Named rather than left to the server's default_transaction_isolation: what the
-            # table modules say of concurrency holds at READ COMMITTED.
-            server = conn.transaction(isolation="read_committed")
+            server = read_committed(conn)
             await translated(server.start())
             tx = PostgresTransaction(conn, self._clock, self._default_language)
             owners = {task} if task is not None else set()

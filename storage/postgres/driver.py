@@ -48,7 +48,7 @@ class Connection(Protocol):
 
     async def executemany(self, query: str, args: Iterable[Sequence[object]]) -> None: ...
 
-    def transaction(self, *, isolation: str | None = None) -> ServerTransaction: ...
+    def transaction(self) -> ServerTransaction: ...
 
 
 class Pool(Protocol):
@@ -66,6 +66,14 @@ class Pool(Protocol):
 async def create_pool(dsn: str, *, min_size: int, max_size: int) -> Pool:
     pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
     return cast(Pool, pool)
+
+
+def read_committed(conn: Connection) -> ServerTransaction:
+    """A transaction of the connection at READ COMMITTED, named rather than left to the
+    server's default_transaction_isolation: what the table modules say of concurrency holds at
+    that level."""
+    transaction: ServerTransaction = cast(Any, conn).transaction(isolation="read_committed")
+    return transaction
 
 
 # Everything the driver raises about the server, the connection or the arguments of a query.

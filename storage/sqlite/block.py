@@ -31,11 +31,9 @@ SAVEPOINT: Final = "block"
 
 @dataclass(slots=True, eq=False)
 class Batch:
-    """Transaction blocks run one after another in one SQLite transaction, committed together.
-
-    The first block runs directly in the BEGIN IMMEDIATE transaction (alone in it, it is undone
-    by ROLLBACK); every later one in a savepoint of its own, undone by ROLLBACK TO.
-    """
+    """Transaction blocks run one after another in one SQLite transaction, committed together:
+    the first directly in the BEGIN IMMEDIATE transaction (alone in it, it is undone by
+    ROLLBACK), every later one in a savepoint of its own, undone by ROLLBACK TO."""
 
     done: asyncio.Future[None]  # its result once COMMITted; the error if the batch failed
     started: float = field(default_factory=time.monotonic)

@@ -25,13 +25,11 @@ class Writes:
 
 
 class Caches:
-    """In-memory copies of committed chat settings and users, owned by one SqliteStorage.
-
-    Valid only because every change of these rows goes through that storage object (one bot
-    process owns a database): a transaction that writes a row evicts it at the write and once
-    more when it is over, and a value read inside a transaction is cached only if that
-    transaction has not written the row, so a value nobody committed is never cached.
-    """
+    """Owned by one SqliteStorage, and valid only because every change of these rows goes
+    through it (one bot process owns a database): a transaction that writes a row evicts it at
+    the write and once more when it is over, and a value read inside a transaction is cached
+    only if that transaction has not written the row, so a value nobody committed is never
+    cached."""
 
     def __init__(self, size: int) -> None:
         # Least recently used forgotten first; None (no such user) is cached too.
