@@ -29,6 +29,10 @@ _UPSERT_USER: Final = (
     " ELSE u.client_language END "
     "RETURNING name, language, private_opened, client_language"
 )
+_GET_CHAT: Final = (
+    "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
+    "FROM chats WHERE chat_id = $1"
+)
 # The row of _chat_row, then what to do if the chat has one already.
 _INSERT_CHAT: Final = (
     "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
@@ -43,11 +47,7 @@ _SAVE_CHAT: Final = _INSERT_CHAT + (
 
 class ChatReads(TableReads):
     async def get_chat(self, chat_id: int) -> ChatSettings:
-        row = await self._row(
-            "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
-            "FROM chats WHERE chat_id = $1",
-            chat_id,
-        )
+        row = await self._row(_GET_CHAT, chat_id)
         if row is None:
             return ChatSettings(chat_id, language=self._default_language)
         language, preset, overrides, timeout, house, refill = row
