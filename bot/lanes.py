@@ -1,43 +1,20 @@
 """One send lane per chat: the only way anything is posted or edited in a chat, and the only
-keeper of the chat's flood budget.
+keeper of the chat's flood budget (docs/architecture.md, "Delivery" and "The flood budget").
 
 Telegram gives a group about 20 sends+edits in any rolling minute and a private chat about one
 a second (429 with a ``retry_after`` beyond). Each lane counts its chat's writes in one rolling
-window (:class:`Window`): a group's 18 a minute (two under Telegram's 20, for the jitter between
-our clock and Telegram's), at least a second apart; a private chat's one per 1.1 s (four in a
-row span 3.3 s, so one that reaches Telegram late cannot make four in a 3 s window). A lone
-action goes out at once; under load the window alone bounds the rate. What is not one chat's —
-the bot-wide rate, shared by the replicas, and the 429s — is the rate limiter's
-(`bot.ratelimit`): at its slot a lane takes the bot's turn too (`Limiter.wait_turn`).
+window (:class:`Window`); a private chat's one per 1.1 s, so that four in a row span 3.3 s and
+one that reaches Telegram late cannot make four in a 3 s window. What is not one chat's — the
+bot-wide rate, shared by the replicas, and the 429s — is the rate limiter's (`bot.ratelimit`).
 
 If replies to commands, table edits and results simply queued in arrival order, one member
-typing /help thirty times would push the table a minute back. A lane instead asks, every time
-the chat has a free slot, what is the most important thing to send *now*:
-
-1. ``GAME``: a round's result, a new round's table, a turn notice or mention;
-2. ``TABLE``: an edit of a live table, always of the newest state (so a slow chat gets fewer,
-   fresher edits) and, in a group, never into the last ``reserve`` writes of the minute, which
-   stay for the next result, table and mention; at once while the minute has room, and spaced
-   out as it fills, so that the minute's budget lasts (`Window.pace_gap`);
-3. ``OTHER``: replies to commands, pointers, stale buttons being removed — bounded, oldest
-   dropped first (in a private chat a reply goes before the quiet edits of a hand); in a
-   paced group never into the reserve either, and old buttons are taken off at the table
-   edits' pace.
-
-Game steps are not queued: a lane only knows *which games* want something shown, and asks the
-game's :class:`Provider` for its next step at send time, derived from the newest committed
-state. Handlers never wait for a lane; a lane's backlog never delays another chat. A step makes
-one request into its chat (a table edit that finds its message deleted posts it anew: two).
-
-Without a limiter (tests, a benchmark of the bot alone) the lanes count as ever and keep the
-reserve from table edits, but hold nothing else back. With replicas a chat's recent writes go
-with its lease to the next process that delivers it (`sent_lately`, `count_sent`: what
-`bot.replicas.Budget` asks of the lanes).
-
-A failed request is classified (`bot.telegram_errors`): transient errors pause the lane with a
-capped exponential backoff; a lasting refusal (kicked, no rights, blocked) closes the lane and
-tells its owner (games there end cleanly) until a new update from that chat reopens it; a
-migrated group is handed to its owner, which moves the games to the supergroup's id.
+typing /help thirty times would push the table a minute back. A lane instead asks, at every
+free slot, what matters most *now* (:class:`Priority`): the game's own messages, then an edit
+of the live table (always of the newest state, so a slow chat gets fewer, fresher edits, and in
+a group never into the last ``reserve`` writes of the minute, which stay for the next result,
+table and mention), then replies and stale buttons (bounded, oldest dropped first). Game steps
+are not queued: the game's :class:`Provider` derives its next step from the newest committed
+state at send time. Handlers never wait for a lane; a lane's backlog never delays another chat.
 
 Longer than 500 lines on purpose: a lane's choice of what goes next, its budget and its
 handling of a failed request are one state machine over the same records (the window, the
@@ -54,7 +31,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import KW_ONLY, dataclass, field
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from telegram.error import TelegramError
 
@@ -364,39 +341,32 @@ class Lanes:
         if lane.task is None or lane.task.done():
             lane.task = asyncio.create_task(self._run(lane), name=f"lane-{lane.chat_id}")
 
-    def _table_ready_at(self, lane: _Lane, now: float) -> float:
-        """When a table edit may go out in this chat: leaving the reserve, and (paced) after the
-        gap the group's budget asks for now (`Window.pace_gap`) or the floor, if longer."""
-        if not lane.is_group or self.flushing:
-            return now
-        budget = lane.budget
-        gap = self.table_gap
-        if self.limiter is not None:
-            gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
-        return max(lane.last_table + gap, budget.free_at(now, self.reserve))
-
-    def _other_ready_at(self, lane: _Lane, now: float, *, tidying: bool) -> float:
-        """When a reply, or (``tidying``) a game's removal of its old buttons, may go out in
-        this chat: in a paced group leaving the reserve, and a removal at the table edits'
-        pace, after them (a round's end brings two: at once, they filled the minute and the
-        next edits waited for it to pass). A reply is not paced: it would wait all round."""
-        if not lane.is_group or self.flushing or self.limiter is None:
+    def _ready_at(self, lane: _Lane, now: float, kind: Literal["table", "tidy", "reply"]) -> float:
+        """When a ``kind`` of step ("table" edit, "tidy": a game's removal of its old buttons,
+        or "reply") may go out in this chat. In a group each leaves the reserve; paced (with a
+        limiter), an edit and a removal also wait the gap the group's budget asks for now
+        (`Window.pace_gap`), a removal after the edits (a round's end brings two: at once, they
+        filled the minute and the next edits waited for it to pass). A reply is not paced: it
+        would wait all round. Unpaced, only the edits keep the reserve, after the floor."""
+        if not lane.is_group or self.flushing or (self.limiter is None and kind != "table"):
             return now
         budget = lane.budget
         ready = budget.free_at(now, self.reserve)
-        if tidying:
-            gap = budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE)
-            ready = max(ready, lane.last_table + gap)
-        return ready
+        if kind == "reply":
+            return ready
+        gap = self.table_gap if kind == "table" else 0.0
+        if self.limiter is not None:
+            gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
+        return max(ready, lane.last_table + gap)
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
         best: Step | None = None
         table_later = other_later = False
         later: list[float] = []
-        edits_now = self._table_ready_at(lane, now) <= now
-        tidy_at = self._other_ready_at(lane, now, tidying=True)
-        reply_at = self._other_ready_at(lane, now, tidying=False)
+        edits_now = self._ready_at(lane, now, "table") <= now
+        tidy_at = self._ready_at(lane, now, "tidy")
+        reply_at = self._ready_at(lane, now, "reply")
         for key in list(lane.wanted):
             step = self.provider.next_step(key, lane.chat_id, edits_now=edits_now)
             if step is None:
@@ -425,7 +395,7 @@ class Lanes:
                     later.append(reply_at)
         if best is not None:
             return best, None
-        later += [self._table_ready_at(lane, now)] if table_later else []
+        later += [self._ready_at(lane, now, "table")] if table_later else []
         later += [tidy_at] if other_later else []
         return None, min(later, default=None)
 
@@ -495,8 +465,7 @@ class Lanes:
             if is_other:
                 lane.other.popleft()
             else:  # the provider will offer it again: not in a tight loop
-                lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
-                lane.paused_until = self.clock() + lane.backoff
+                self._back_off(lane)
             return
         if is_other:
             lane.other.popleft()
@@ -511,14 +480,11 @@ class Lanes:
             return
         if verdict.fate is Fate.CHAT_LOST:
             log.warning("chat=%s refuses the bot (%s): stopped sending there", chat_id, verdict)
-            lane.closed = verdict.reason
-            lane.wanted.clear()
-            lane.other.clear()
+            self.close(chat_id, verdict.reason)
             await self.provider.chat_lost(chat_id, verdict)
             return
         if verdict.fate is Fate.TRANSIENT:
-            lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
-            lane.paused_until = self.clock() + lane.backoff
+            self._back_off(lane)
             log.warning(
                 "chat=%s: %s failed (%s); retrying in %.0f s",
                 chat_id,
@@ -535,3 +501,7 @@ class Lanes:
         log.error("chat=%s: %s refused: %s", chat_id, step.what, verdict.reason)
         if is_other:
             lane.other.popleft()
+
+    def _back_off(self, lane: _Lane) -> None:
+        lane.backoff = min(BACKOFF_CAP, max(BACKOFF_FIRST, lane.backoff * 2))
+        lane.paused_until = self.clock() + lane.backoff
