@@ -468,7 +468,8 @@ class Delivery:
                 ended_by=ended_by,
                 expired=view.meta.expired,
             )
-        posted, live = None, None
+        posted = None
+        screen: dict[str, Any] = {"posted_seq": seq}
         if rendered is not None:
             try:
                 sent = await self._send(view.stored.chat_id, view.stored.thread_id, rendered)
@@ -486,12 +487,9 @@ class Delivery:
                     if older is not None and older[0] != message_id:
                         self._finish_result(view, older)
                     self._results[game_id] = (message_id, settled)
-                    live = {"message_id": message_id, "event": item["event"]}
+                    screen["live_result"] = {"message_id": message_id, "event": item["event"]}
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
-        if live is None:
-            await self._record(posted, game_id, posted_seq=seq)
-        else:
-            await self._record(posted, game_id, posted_seq=seq, live_result=live)
+        await self._record(posted, game_id, **screen)
 
     async def _post_table(self, view: View) -> None:
         game_id = view.game_id
@@ -692,10 +690,7 @@ class Delivery:
             return
         lang = self.user_language(actor) or view.chat.language
         text = render.text("turn-warning", lang, seconds=left)
-
-        async def send() -> object:
-            return await self.bot.send_message(actor, text, **self.lanes.send_args())
-
+        send = partial(self.bot.send_message, actor, text, **self.lanes.send_args())
         self.lanes.post(actor, send, "turn warning")
 
     # ---------------------------------------------------------------- lifecycle
@@ -707,11 +702,6 @@ class Delivery:
         await self._book()
         self.lanes.resume()
         return done
-
-    async def settle(self, timeout: float = 10.0) -> None:
-        """Tests and benchmarks: everything a running bot shows a moment later, replies
-        included."""
-        await self.drain(timeout, replies=True)
 
     async def stop(self) -> None:
         """Stop sending; bookkeeping under way (a few small transactions) finishes first, so

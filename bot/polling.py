@@ -34,31 +34,27 @@ class PollPace:
     def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.interval = interval
         self._clock = clock
-        self._pending = 0
+        self.pending = 0  # updates of the latest batches not handled yet
         self._since = 0.0
         self._idle = asyncio.Event()
-
-    @property
-    def pending(self) -> int:
-        return self._pending
 
     def received(self, count: int) -> None:
         """A batch of ``count`` updates came (it goes to the handlers)."""
         if count > 0:
-            self._pending += count
+            self.pending += count
             self._since = self._clock()
             self._idle.clear()
 
     def handled(self) -> None:
         """An update has been handled (answered, committed or dropped)."""
-        if self._pending > 0:  # (an update that came another way was never counted)
-            self._pending -= 1
-            if self._pending == 0:
+        if self.pending > 0:  # (an update that came another way was never counted)
+            self.pending -= 1
+            if self.pending == 0:
                 self._idle.set()
 
     async def before_poll(self) -> None:
         """Wait until the latest batch is handled, or ``interval`` after it came."""
-        if self._pending == 0:
+        if self.pending == 0:
             return
         left = self._since + self.interval - self._clock()
         if left <= 0:

@@ -1,32 +1,19 @@
-"""The bot-wide side of Telegram's flood limits: the overall rate and the 429s.
+"""The bot-wide side of Telegram's flood limits: the overall rate and the 429s (the numbers:
+docs/architecture.md, "The flood budget"). A chat's own budget is its lane's (`bot.lanes`).
 
-Telegram allows a bot about 30 sends+edits a second overall, about 20 a minute in one group and
-about one a second in a private chat, and answers more with 429 and a ``retry_after``. A chat's
-own budget is its lane's (`bot.lanes`), which alone counts it. `PacedRateLimiter`, the rate
-limiter PTB calls for every request, keeps the rest:
+`PacedRateLimiter`, which PTB calls for every request, spaces the bot's requests out as its
+rolling second fills (`Window.pace_gap`) rather than in a burst: Telegram counts arrivals, and a
+second's worth sent at once can reach it bunched with the next one. A 429 blocks the chat
+refused from when the 429 arrived (Telegram measures it so), and every chat too when it may be
+for the bot's per-second limit (`_bot_wide`), or a stream of requests from the others keeps
+tripping it.
 
-* the bot's rate: at most ``overall_per_second`` (25, under Telegram's 30) in any rolling
-  ``overall_window`` (1 s), at once while the second has room and spaced out as it fills
-  (`Window.pace_gap`: Telegram counts arrivals, and a second's worth sent in a burst can reach
-  it bunched with the next one); replicas each take an equal share (`share_overall`);
-* 429s: the chat refused is blocked until ``retry_after`` (+ ``retry_after_margin``) has
-  passed, measured from when the 429 arrived, and the request is retried, at most
-  ``max_retries`` times, after which the error propagates. When the 429 may be for the bot's
-  per-second limit (see `_bot_wide`) every chat pauses for up to one overall window too, or a
-  stream of requests from the others keeps tripping it. A 429 for a request without a chat
-  blocks everything. Every 429 is logged at WARNING.
-
-Counted: the methods that post or change something in a chat (``send*``, ``edit*``,
-``delete*``, ``copy*``, ``forward*``, ``pin*``/``unpin*``, ``stop*``, ``setMessageReaction``)
-and ``sendChatAction``. ``answerCallbackQuery`` is not (Telegram does not limit it, and a
-player's answer queued behind table edits would make every button feel slow), nor anything
-else (``getMe``, ``setMyCommands`` …); PTB never routes ``getUpdates`` here.
-
-A lane first waits for its turn (`wait_turn`: the chat's 429 block, the bot-wide one and a slot
-of the bot's rate, which it takes) and only then decides what to send with it; its request says
-so with ``rate_limit_args={"reserved": True}`` and takes no second slot (a 429 block still
-holds it); a request into a chat without it did not come through the chat's lane, and is
-logged at WARNING.
+Counted: the methods that post or change something in a chat, and ``sendChatAction``; not
+``answerCallbackQuery`` (Telegram does not limit it, and a player's answer queued behind table
+edits would make every button feel slow), nor ``getMe`` and the like. A lane first takes the
+bot's turn (`wait_turn`) and only then decides what to send with it, so its request says
+``rate_limit_args={"reserved": True}`` and takes no second slot; a request into a chat without
+it did not come through the chat's lane, and is logged at WARNING.
 """
 
 from __future__ import annotations

@@ -161,10 +161,9 @@ class Replica:
         if self._held.pop(chat_id, None) is not None and self.on_lost is not None:
             self.on_lost(chat_id)
 
-    async def heartbeat(self) -> int:
+    async def heartbeat(self) -> None:
         """Say this process is alive; share the bot's overall flood budget with the others
-        alive (Telegram's ~30 messages a second are for the bot, not for each process).
-        Returns how many processes are alive."""
+        alive (Telegram's ~30 messages a second are for the bot, not for each process)."""
         await self.storage.acquire_lease(REPLICA_PREFIX + self.name, self.name, LEASE_SECONDS)
         alive = len(await self.storage.live_leases(REPLICA_PREFIX))
         if alive != self.alive:
@@ -172,7 +171,6 @@ class Replica:
             self.alive = alive
         if self.budget is not None:
             self.budget.share_overall(max(1, alive))
-        return alive
 
     async def renew(self) -> None:
         """Renew the leases of the chats in use, give up the quiet ones (one transaction)."""
@@ -205,9 +203,6 @@ class Replica:
             for chat_id in held:
                 await tx.drop_lease(chat_lease(chat_id), self.name, self._note(chat_id, final=True))
 
-    async def _beat(self) -> None:
-        await self.heartbeat()
-
     # ---------------------------------------------------------------- jobs
 
     async def job_turn(self, job: str, every: float) -> bool:
@@ -225,22 +220,16 @@ class Replica:
         """Poll, renew, beat and adopt on the scheduler, each every so often."""
         self._since = self.clock() - 1.0
         self._scheduler = scheduler
-        for name, seconds, work in self._loops():
-            scheduler.every((REPLICA_JOB, name), seconds, work)
+        scheduler.every((REPLICA_JOB, "poll"), POLL_SECONDS, self.poll)
+        scheduler.every((REPLICA_JOB, "renew"), RENEW_SECONDS, self.renew)
+        scheduler.every((REPLICA_JOB, "beat"), HEARTBEAT_SECONDS, self.heartbeat)
+        scheduler.every((REPLICA_JOB, "adopt"), ORPHAN_SECONDS, self.adopt)
 
     def stop(self) -> None:
         if self._scheduler is not None:
-            for name, _, _ in self._loops():
-                self._scheduler.cancel((REPLICA_JOB, name))
+            for key in self._scheduler.keys(REPLICA_JOB):
+                self._scheduler.cancel(key)
             self._scheduler = None
-
-    def _loops(self) -> list[tuple[str, float, Callable[[], Awaitable[None]]]]:
-        return [
-            ("poll", POLL_SECONDS, self.poll),
-            ("renew", RENEW_SECONDS, self.renew),
-            ("beat", HEARTBEAT_SECONDS, self._beat),
-            ("adopt", ORPHAN_SECONDS, self.adopt),
-        ]
 
     async def poll(self) -> None:
         """Show the versions other processes committed in the chats this one delivers."""

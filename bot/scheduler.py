@@ -1,15 +1,9 @@
 """One scheduler and one clock for everything the bot does later (docs/architecture.md).
 
-* :class:`Clock` is the wall clock (unix time, like the stored deadlines) and the one way to
-  wait on it; :class:`FakeClock` stands still until a test moves it (`FakeClock.advance`).
-* :class:`Scheduler` keeps one heap of jobs, each under a key: a one-shot (`at`, `after`) or a
-  repeating one (`every`, the next run counted from the end of the last, so a slow run never
-  piles up). Arming a key again replaces its job. A job runs as a task of its own, and a
-  failure is logged, never fatal.
-* :class:`Deadlines` are the jobs that must outlive the process, kept in a
-  :class:`DeadlineStore`; `restore` arms them again at start, and a due one is claimed from the
-  store first, so that of several replicas one runs it. Turn deadlines share the table but are
-  the service's and `bot.timers`'.
+A repeating job's next run is counted from the end of the last, so a slow run never piles up;
+a failure is logged, never fatal. :class:`Deadlines` are the jobs that must outlive the
+process: kept in the database, armed again at start, and a due one is claimed from the store
+before it runs, so that of several replicas one runs it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The game service: load a game, act through rules/, save through storage/ — one transaction per
-action. Nothing here knows Telegram; the front ends call it and never reach the storage: what
-they read is in :mod:`bot.service_reads`, what they change outside a game in
-:mod:`bot.service_settings` (both bases of :class:`GameService`). Beside it: the stored
-records (:mod:`bot.game_state`), seats and refills (:mod:`bot.seating`), who may do what
-(:mod:`bot.permissions`), a round's statistics (:mod:`bot.round_stats`), the refusals
-(:mod:`bot.errors`, importable from here too).
+action. Nothing here knows Telegram; the front ends call it and never reach the storage (what
+they read is :mod:`bot.service_reads`, what they change outside a game
+:mod:`bot.service_settings`, both bases of :class:`GameService`).
 
 Longer than 500 lines on purpose: what stays here is one action's path — the decoded games
 kept by version, the checks before the engine (stale press, wrong chat, whose turn), the

@@ -69,8 +69,8 @@ class Harness:
     async def deliver(self) -> None:
         """Let delivery send everything pending, as a running bot shows it a moment later: the
         games' messages (table edits without their gap) and the replies to commands, pointers
-        and stale buttons' removal too (`Delivery.settle`)."""
-        await self.rt.delivery.settle()
+        and stale buttons' removal too (`Delivery.drain`)."""
+        await self.rt.delivery.drain(replies=True)
 
     async def pump(self) -> None:
         """Deliver every pending update to the application, then let delivery finish."""
