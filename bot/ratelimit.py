@@ -129,16 +129,14 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
     async def shutdown(self) -> None:
         pass
 
-    async def wait_turn(self, chat_id: int | str) -> float:
+    async def wait_turn(self, chat_id: int | str) -> None:
         """Wait until a request may go to ``chat_id`` (its 429 block and a bot-wide one passed)
         and the bot has a slot of its rate, and take the slot. Send the request right after
-        with ``rate_limit_args={"reserved": True}``. Returns the seconds waited."""
+        with ``rate_limit_args={"reserved": True}``."""
         key = _chat_key(chat_id)
         if key is None:
             raise ValueError(f"not a chat id: {chat_id!r}")
-        started = self._clock()
         await self._turn(key, take=True)
-        return self._clock() - started
 
     def delay_for(self, chat_id: int | str) -> float:
         """Seconds until a 429 no longer blocks ``chat_id`` (its own, or the bot's)."""

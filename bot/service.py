@@ -24,7 +24,7 @@ from bot.game_state import NEWS_KEEP, NEWS_KINDS, Meta, decision_of, game_of, me
 from bot.outcomes import Outcome
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
 from bot.round_stats import round_stats
-from bot.seating import REFILL_PERIOD, Refilled, check_cap, seat_house, seat_player
+from bot.seating import REFILL_PERIOD, check_cap, seat_house, seat_player
 from bot.service_reads import ServiceReads
 from bot.service_settings import ServiceSettings
 from rules import events as events_module
@@ -55,18 +55,8 @@ GAME_CACHE_LIMIT = 512
 # the next round are pressed on the group's table, where everyone sees them happen.
 PRIVATE_HAND_KINDS = frozenset({"bank", "pass", "bet", "hit", "stand", "dark", "resume"})
 
-# What callers take from the service: its requests and answers, wherever they are defined.
-__all__ = [
-    "Actor",
-    "AlreadyDone",
-    "Command",
-    "Duplicate",
-    "GameService",
-    "Outcome",
-    "Refilled",
-    "Refused",
-    "Request",
-]
+# What callers take from the service, wherever it is defined.
+__all__ = ["Actor", "Command", "Duplicate", "GameService", "Refused", "Request"]
 
 
 @dataclass(frozen=True, slots=True)

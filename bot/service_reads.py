@@ -20,17 +20,7 @@ from rules.game import Game
 from rules.variants import PRESETS, Variant
 from storage import ChatSettings, LeaderboardRow, Player, PlayerStats, Storage, StoredGame, User
 
-__all__ = [
-    "Balance",
-    "BalanceHistory",
-    "ChatSettings",
-    "LeaderboardRow",
-    "Player",
-    "PlayerStats",
-    "ServiceReads",
-    "StoredGame",
-    "User",
-]
+__all__ = ["Balance", "BalanceHistory", "ServiceReads", "StoredGame"]
 
 
 @dataclass(frozen=True, slots=True)
