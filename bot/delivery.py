@@ -114,7 +114,6 @@ class Delivery:
     # ---------------------------------------------------------------- input
 
     async def committed(self, view: View) -> None:
-        """A new committed version: show it where it belongs."""
         for follower in self.followers:
             follower.seen(view)  # pages follow every chat, whichever replica delivers it
         if not await self._delivers(view.stored.chat_id, view.game_id):

@@ -240,7 +240,6 @@ class Lanes:
     # ---------------------------------------------------------------- waiting and draining
 
     def pending(self) -> int:
-        """Chats with something still to send."""
         return len(self.waiting())
 
     def waiting(self) -> dict[int, str]:

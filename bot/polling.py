@@ -1,16 +1,12 @@
-"""When the bot asks for updates again in polling mode (getUpdates).
+"""When the bot asks for updates again in polling mode (getUpdates): while it still handles the
+last batch, but no longer than ``interval`` after the batch came; once every update of it is
+handled, at once. A busy bot so takes the next few milliseconds' updates in one batch, whose
+transactions share a commit (storage/sqlite/connection.py, group commit: its CPU per action
+stays down under load), while an idle bot always has a long poll waiting at the server, and a
+press reaches it the moment it is made, not up to ``interval`` later (docs/performance.md).
 
-After a batch of updates the next getUpdates waits while the bot is still handling that batch,
-but no longer than ``interval`` after the batch came; once every update of it is handled, it
-goes at once. A busy bot so takes the updates of the next few milliseconds in one batch, whose
-transactions share a commit (storage/sqlite/connection.py, group commit) — which is what keeps
-its CPU per action down under load — while an idle bot always has a long poll waiting at the
-server, and a press reaches it the moment it is made, as a webhook would bring it, instead of
-up to ``interval`` later (docs/performance.md, issue 29's latency).
-
-Two halves: :class:`PolledRequest`, the transport of getUpdates alone, counts the updates each
-batch brought and waits before the next request; :class:`CountedUpdates`, PTB's update
-processor, tells the pace when each update has been handled.
+:class:`PolledRequest` (getUpdates' transport) counts each batch and waits before the next
+request; :class:`CountedUpdates` (PTB's update processor) tells when each update is handled.
 """
 
 from __future__ import annotations

@@ -172,7 +172,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
             key = _chat_key(data.get("chat_id"))
         else:
             return await callback(*args, **kwargs)
-        max_retries = self.max_retries
         take = not (key is not None and (rate_limit_args or {}).get("reserved"))
         if key is not None and take:
             # Only a lane counts a chat's budget: a request that skips it may flood the chat.
@@ -187,12 +186,12 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 wait = retry_after_seconds(error) + self.retry_after_margin
                 self._refused(key, wait)
                 where = f"chat {key}" if key is not None else "all chats"
-                if attempt >= max_retries:
+                if attempt >= self.max_retries:
                     log.warning(
                         "429 for %s: blocked for %.2f s; giving up after %d retries",
                         where,
                         wait,
-                        max_retries,
+                        self.max_retries,
                     )
                     raise
                 attempt += 1
@@ -202,7 +201,7 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
                     where,
                     wait,
                     attempt,
-                    max_retries,
+                    self.max_retries,
                 )
 
     def _blocked_for(self, key: ChatKey | None, now: float) -> float:

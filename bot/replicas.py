@@ -80,8 +80,6 @@ REPLICA_JOB: Final = "replica"  # the scheduler's keys of the loops: ("replica",
 
 @dataclass(eq=False)
 class Replica:
-    """This process's part of the shared work (see the module docstring)."""
-
     storage: Storage
     budget: Budget | None
     _: KW_ONLY
@@ -217,7 +215,6 @@ class Replica:
     # ---------------------------------------------------------------- polling
 
     def start(self, scheduler: Scheduler) -> None:
-        """Poll, renew, beat and adopt on the scheduler, each every so often."""
         self._since = self.clock() - 1.0
         self._scheduler = scheduler
         scheduler.every((REPLICA_JOB, "poll"), POLL_SECONDS, self.poll)

@@ -35,7 +35,6 @@ class Clock:
         return time.time()
 
     async def wait(self, wake: asyncio.Event, seconds: float) -> None:
-        """Until ``wake`` is set or ``seconds`` have passed."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(wake.wait(), timeout=seconds)
 
@@ -94,8 +93,6 @@ class _Entry:
 
 
 class Scheduler:
-    """One heap of jobs by key, one task that sleeps until the earliest (see the module)."""
-
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock if clock is not None else Clock()
         self._jobs: dict[Hashable, _Entry] = {}
@@ -136,7 +133,6 @@ class Scheduler:
         return None if entry is None else entry.due
 
     def pending(self, kind: str) -> int:
-        """How many jobs are armed under keys ``(kind, …)``."""
         return len(self.keys(kind))
 
     def keys(self, kind: str) -> list[Hashable]:

@@ -29,7 +29,7 @@ from bot.service_reads import ServiceReads
 from bot.service_settings import ServiceSettings
 from rules import events as events_module
 from rules.errors import InvalidVariant, RulesError
-from rules.events import BANK, ChipsMoved, Event, RoundSettled, SessionEnded
+from rules.events import BANK, ChipsMoved, Event, Party, RoundSettled, SessionEnded
 from rules.game import Game
 from rules.house import bank_amount, decide
 from rules.randomness import RandomSource
@@ -136,7 +136,6 @@ class GameService(ServiceReads, ServiceSettings):
         return None if cached is None else cached[:2]
 
     def _kept(self, game_id: int, version: int) -> Game | None:
-        """The engine kept for exactly this version of the game, if any."""
         cached = self._games.get(game_id)
         return cached[1] if cached is not None and cached[0] == version else None
 
@@ -175,7 +174,6 @@ class GameService(ServiceReads, ServiceSettings):
         update_id: int | None = None,
         chat_title: str = "",
     ) -> Outcome:
-        """A new lobby in the chat (thread) with its creator seated."""
         async with self.storage.transaction() as tx:
             await self._claim(tx, update_id)
             chat = await tx.get_chat(chat_id)
@@ -476,13 +474,12 @@ class GameService(ServiceReads, ServiceSettings):
         chat: ChatSettings,
         log_before: int,
     ) -> Outcome:
+
+        def account(party: Party) -> Account:
+            return Account.bank(stored.game_id) if party == BANK else Account.player(party)
+
         transfers = [
-            Transfer(
-                Account.bank(stored.game_id) if t.source == BANK else Account.player(t.source),
-                Account.bank(stored.game_id) if t.target == BANK else Account.player(t.target),
-                t.amount,
-                t.reason,
-            )
+            Transfer(account(t.source), account(t.target), t.amount, t.reason)
             for t in (e.transfer for e in events if isinstance(e, ChipsMoved))
         ]
         if transfers:
