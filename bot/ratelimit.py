@@ -26,6 +26,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from cachetools import TLRUCache
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
@@ -57,7 +58,6 @@ _CHAT_PREFIXES = ("send", "edit", "delete", "copy", "forward", "pin", "unpin", "
 _CHAT_EXTRA = frozenset({"setMessageReaction"})
 # The bot's requests in the rolling second before they are spaced out at all (`_paced_at`).
 PACE_FREE = 5
-BLOCKS_KEPT = 1024  # chats blocked by a 429 remembered before the expired blocks are dropped
 
 
 @dataclass
@@ -114,7 +114,10 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self.share_overall(1)
         self._lock = asyncio.Lock()  # the bot's turns are taken in order
         self._paused_until = 0.0  # every chat: a bot-wide 429
-        self._blocked: dict[ChatKey, float] = {}  # chat -> until when a 429 blocks it
+        # chat -> until when a 429 blocks it; a block is forgotten once it has passed
+        self._blocked: TLRUCache[ChatKey, float] = TLRUCache(
+            math.inf, ttu=lambda _key, until, _now: until, timer=clock
+        )
         # The chat and time of the latest 429 (see _bot_wide).
         self._last_refusal: tuple[ChatKey | None, float] = (None, -math.inf)
         self._clock = clock
@@ -206,11 +209,8 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
 
     def _blocked_for(self, key: ChatKey | None, now: float) -> float:
         until = self._paused_until
-        if key is not None and (chat_until := self._blocked.get(key)) is not None:
-            if chat_until > now:
-                until = max(until, chat_until)
-            else:
-                del self._blocked[key]
+        if key is not None:
+            until = max(until, self._blocked.get(key, until))
         return max(0.0, until - now)
 
     async def _turn(self, key: ChatKey | None, *, take: bool) -> None:
@@ -242,8 +242,6 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         if key is None:
             self._paused_until = max(self._paused_until, now + wait)
             return
-        if len(self._blocked) >= BLOCKS_KEPT:
-            self._blocked = {k: until for k, until in self._blocked.items() if until > now}
         self._blocked[key] = max(self._blocked.get(key, 0.0), now + wait)
         if self._bot_wide(key, now):
             # Telegram refuses, and holds against the bot, whatever any chat sends inside that
