@@ -306,7 +306,7 @@ class Delivery:
                 return Step(Priority.GAME, partial(self._post_outbox, view, item), "result")
         table = self._tables.get(game_id)
         if table is None or table[0] != view.meta.table_since:
-            return Step(Priority.GAME, lambda: self._post_table(view), "new table")
+            return Step(Priority.GAME, lambda: self._show_table(view), "new table")
         actor = view.actor
         if (
             actor is not None
@@ -315,7 +315,7 @@ class Delivery:
         ):
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
-            edit = Step(Priority.TABLE, lambda: self._edit_table(view, table[1]), "table edit")
+            edit = Step(Priority.TABLE, lambda: self._show_table(view, table[1]), "table edit")
             # Rendered (is it shown already?) only when it may go: versions before never are.
             shown = self._shown.get((chat_id, table[1]))
             if not edits_now or not same(shown, self.screens.digest_of(self.screens.table(view))):
@@ -332,17 +332,19 @@ class Delivery:
         current = self._hands.get(key)
         actor = view.actor
         if actor == player and (current is None or current[0] != view.meta.actor_since):
-            return Step(Priority.GAME, lambda: self._post_hand(view, player, notice=True), "turn")
+            return Step(Priority.GAME, lambda: self._show_hand(view, player, notice=True), "turn")
         if current is None:
             if view.game.phase is Phase.LOBBY:
                 return None  # the hand comes with the first deal
-            return Step(Priority.TABLE, lambda: self._post_hand(view, player), "hand")
+            return Step(Priority.TABLE, lambda: self._show_hand(view, player), "hand")
         if self._hand_shown.get(key, 0) < view.version:
             rendered = self.screens.hand(view, player)
             if same(self._shown.get((player, current[1])), self.screens.digest_of(rendered)):
                 self._hand_done(view, player)
             else:
-                return Step(Priority.TABLE, lambda: self._edit_hand(view, player), "hand edit")
+                return Step(
+                    Priority.TABLE, lambda: self._show_hand(view, player, edit=True), "hand edit"
+                )
         return self._strip_step(game_id, player, strips)
 
     def _strip_step(
@@ -490,33 +492,29 @@ class Delivery:
         self._posted[game_id] = max(self._posted.get(game_id, 0), seq)
         await self._record(posted, game_id, **screen)
 
-    async def _post_table(self, view: View) -> None:
+    async def _show_table(self, view: View, message_id: int | None = None) -> None:
+        """Edit the table's message (``message_id``) to this version, else post the table."""
         game_id = view.game_id
         chat_id = view.stored.chat_id
         rendered = self.screens.table(view)
-        sent = await self._send(chat_id, view.stored.thread_id, rendered)
-        previous = self._tables.get(game_id)
-        since = view.meta.table_since
-        self._tables[game_id] = (since, sent.message_id)
-        # Recorded with the round's table it shows: a newer one recorded already stays.
-        await self._record(
-            (chat_id, sent.message_id, digest(rendered)),
-            game_id,
-            table_since=since,
-            table_message_id=sent.message_id,
-            shown_version=view.version,
-        )
-        if previous is not None and previous[1] != sent.message_id:
-            self._strip_later(game_id, chat_id, previous[1])
+        if message_id is None or not await self._edit(chat_id, message_id, rendered, None):
+            if message_id is not None:
+                self._tables.pop(game_id, None)  # deleted: the table goes on in a new one
+            sent = await self._send(chat_id, view.stored.thread_id, rendered)
+            previous = self._tables.get(game_id)
+            since = view.meta.table_since
+            self._tables[game_id] = (since, sent.message_id)
+            # Recorded with the round's table it shows: a newer one recorded already stays.
+            await self._record(
+                (chat_id, sent.message_id, digest(rendered)),
+                game_id,
+                table_since=since,
+                table_message_id=sent.message_id,
+                shown_version=view.version,
+            )
+            if previous is not None and previous[1] != sent.message_id:
+                self._strip_later(game_id, chat_id, previous[1])
         self._table_done(view)
-
-    async def _edit_table(self, view: View, message_id: int) -> None:
-        rendered = self.screens.table(view)
-        if await self._edit(view.stored.chat_id, message_id, rendered, None):
-            self._table_done(view)
-        else:
-            self._tables.pop(view.game_id, None)  # deleted: the table goes on in a new one
-            await self._post_table(view)
 
     def _table_done(self, view: View) -> None:
         game_id = view.game_id
@@ -583,35 +581,33 @@ class Delivery:
         await self._record(None, view.game_id, mentioned_since=view.meta.actor_since)
         self._clock(view)
 
-    async def _post_hand(self, view: View, player: int, *, notice: bool = False) -> None:
+    async def _show_hand(
+        self, view: View, player: int, *, edit: bool = False, notice: bool = False
+    ) -> None:
+        """Edit the player's hand message (``edit``) to this version, else post his hand (a
+        new message notifies: ``notice``, his turn)."""
         key = (view.game_id, player)
         rendered = self.screens.hand(view, player)
-        stamp_notice = view.meta.actor_since if notice else None
-        sent = await self._send(player, 0, rendered, quiet=not notice)
-        old = self._hands.get(key)
-        self._hands[key] = (stamp_notice, sent.message_id)
-        # Delivery is the only writer of the hand messages: what it knows is what is stored.
-        hands = {
-            p: found[1]
-            for p in {*self._hand_ids.get(view.game_id, ()), *view.game.players}
-            if (found := self._hands.get((view.game_id, p))) is not None
-        }
-        self._hand_ids[view.game_id] = hands
-        stamp = digest(rendered, stamp_notice)
-        await self._record((player, sent.message_id, stamp), view.game_id, hand_messages=hands)
-        if old is not None and old[1] != sent.message_id:
-            self._strip_later(view.game_id, player, old[1])
+        current = self._hands.get(key) if edit else None
+        if current is None or not await self._edit(player, current[1], rendered, current[0]):
+            if current is not None:
+                self._hands.pop(key, None)  # deleted: the hand goes on in a new one
+            stamp_notice = view.meta.actor_since if notice else None
+            sent = await self._send(player, 0, rendered, quiet=not notice)
+            old = self._hands.get(key)
+            self._hands[key] = (stamp_notice, sent.message_id)
+            # Delivery is the only writer of the hand messages: what it knows is what is stored.
+            hands = {
+                p: found[1]
+                for p in {*self._hand_ids.get(view.game_id, ()), *view.game.players}
+                if (found := self._hands.get((view.game_id, p))) is not None
+            }
+            self._hand_ids[view.game_id] = hands
+            stamp = digest(rendered, stamp_notice)
+            await self._record((player, sent.message_id, stamp), view.game_id, hand_messages=hands)
+            if old is not None and old[1] != sent.message_id:
+                self._strip_later(view.game_id, player, old[1])
         self._hand_done(view, player)
-
-    async def _edit_hand(self, view: View, player: int) -> None:
-        key = (view.game_id, player)
-        current = self._hands[key]
-        rendered = self.screens.hand(view, player)
-        if await self._edit(player, current[1], rendered, current[0]):
-            self._hand_done(view, player)
-        else:
-            self._hands.pop(key, None)
-            await self._post_hand(view, player)
 
     def _hand_done(self, view: View, player: int) -> None:
         key = (view.game_id, player)
