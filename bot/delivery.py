@@ -28,7 +28,7 @@ from telegram.error import TelegramError
 from bot import render
 from bot.game_state import Follower, View, ViewCache, meta_of
 from bot.house import HOUSE_ID
-from bot.lanes import Lanes, Limiter, Priority, Step
+from bot.lanes import TABLE_GAP, Lanes, Limiter, Priority, Step
 from bot.languages import personal
 from bot.replicas import Replica
 from bot.scheduler import Scheduler
@@ -72,13 +72,11 @@ class Delivery:
         scheduler: Scheduler,
         bot_username: str,
         limiter: Limiter | None,
-        table_gap: float | None = None,
+        table_gap: float = TABLE_GAP,
     ) -> None:
         self.bot, self.service, self.owner, self.scheduler = bot, service, owner, scheduler
         self.storage = service.storage
-        self.lanes = Lanes(self, limiter)
-        if table_gap is not None:
-            self.lanes.table_gap = table_gap
+        self.lanes = Lanes(self, limiter, table_gap=table_gap)
         self._views = ViewCache(VIEW_LIMIT, self._forget)
         self._tables: dict[int, tuple[int, int]] = {}  # game -> (table_since, message id)
         self._table_shown: dict[int, int] = {}  # game -> version its table shows

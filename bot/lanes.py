@@ -141,7 +141,7 @@ class Lanes:
     reserve: int = RESERVE
     clock: Callable[[], float] = time.monotonic
     flushing: bool = field(init=False, default=False)  # shutting down: edits skip their gap
-    flush_other: bool = field(init=False, default=False)  # …and replies go too (tests)
+    holding_other: bool = field(init=False, default=False)  # …replies held back (shutdown)
     _lanes: dict[int, _Lane] = field(init=False, default_factory=dict)
     _stopped: bool = field(init=False, default=False)
 
@@ -253,20 +253,17 @@ class Lanes:
             what = [
                 step.what
                 for step in steps
-                if step is not None and not (self._skip_other() and step.priority is Priority.OTHER)
+                if step is not None and not (self.holding_other and step.priority is Priority.OTHER)
             ]
             if what:
                 found[chat_id] = ", ".join(what)
         return found
 
-    def _skip_other(self) -> bool:
-        return self.flushing and not self.flush_other
-
     async def drain(self, timeout: float, *, replies: bool = False) -> bool:
         """Send what is pending (table edits without their gap or reserve; with ``replies``
         the replies too), for up to ``timeout`` seconds; True when everything went out."""
         self.flushing = True
-        self.flush_other = replies
+        self.holding_other = not replies
         for lane in self._lanes.values():
             lane.wake.set()
         deadline = self.clock() + timeout
@@ -284,7 +281,7 @@ class Lanes:
     def resume(self) -> None:
         """After a drain: back to the normal pace; lanes that stopped while replies were held
         back go on with them."""
-        self.flushing = self.flush_other = False
+        self.flushing = self.holding_other = False
         for lane in self._lanes.values():
             if not lane.idle() and lane.closed is None:
                 self._kick(lane)
@@ -374,7 +371,7 @@ class Lanes:
             if step.priority is Priority.TABLE and not edits_now:
                 table_later = True
                 continue
-            if step.priority is Priority.OTHER and self._skip_other():
+            if step.priority is Priority.OTHER and self.holding_other:
                 continue  # shutting down: only the game's own messages are worth the wait
             if step.priority is Priority.OTHER and tidy_at > now:
                 other_later = True
@@ -383,7 +380,7 @@ class Lanes:
                 best = step
                 if best.priority is Priority.GAME:
                     break
-        if lane.other and not self._skip_other():
+        if lane.other and not self.holding_other:
             # A reply waits for the game's own messages; in a private chat it goes before
             # quiet edits of the hand, which would otherwise keep it waiting turn after turn.
             queued = lane.other[0][0]
