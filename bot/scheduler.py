@@ -234,10 +234,9 @@ CLAIM_SECONDS = 30.0
 
 
 class StoredDeadlines:
-    """Deadlines kept in the storage's own table (``deadlines``: `Transaction.save_deadline`,
-    `Storage.claim_deadlines`), on either backend. A deadline is deleted once it has run or
-    was cancelled, and found however long ago it was due. With replicas, a due deadline is
-    claimed by one of them (``owner``, the process's name) before it runs."""
+    """Deadlines kept in the storage's own table, on either backend: deleted once run or
+    cancelled, found however long ago they were due, and with replicas claimed by one of them
+    (``owner``, the process's name) before they run."""
 
     def __init__(self, storage: Storage, owner: str, *, hold: float = CLAIM_SECONDS) -> None:
         self._storage = storage
@@ -263,10 +262,9 @@ Handler = Callable[[str], Awaitable[None]]
 
 
 class Deadlines:
-    """Deadlines that outlive the process: kept in ``store``, armed on the scheduler under
-    keys ``(kind, key)``. When one is due, the due deadlines of its kind are claimed from the
-    store (with replicas, one process gets each), each is run by its kind's handler (given
-    the key) and then dropped from the store."""
+    """Deadlines that outlive the process, kept in ``store`` and armed under ``(kind, key)``:
+    a due one is claimed from the store (with replicas, one process gets each), run by its
+    kind's handler and then dropped."""
 
     def __init__(self, scheduler: Scheduler, store: DeadlineStore) -> None:
         self.scheduler = scheduler
@@ -288,20 +286,15 @@ class Deadlines:
         self.scheduler.cancel((kind, key))
         await self.store.drop(kind, key)
 
-    async def restore(self) -> int:
-        """At start: arm every kept deadline of the known kinds again; returns how many."""
-        count = 0
+    async def restore(self) -> None:
+        """Arm every kept deadline of the known kinds: at start, and with replicas every so
+        often (`look`) those other processes kept too, so that one that dies before they are
+        due (or while it runs one) leaves none behind; the claims decide which runs each."""
         for kind in self._handlers:
             for key, due in await self.store.load(kind):
                 self._schedule(kind, key, due)
-                count += 1
-        return count
 
-    async def look(self) -> None:
-        """Replicas, every so often: arm the deadlines other processes kept too, so that one
-        that dies before they are due (or while it runs one) leaves none behind; the claims
-        decide which process runs each."""
-        await self.restore()
+    look = restore
 
     def _schedule(self, kind: str, key: str, due: float) -> None:
         if self.scheduler.due((kind, key)) == due:
