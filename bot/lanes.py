@@ -458,14 +458,13 @@ class Lanes:
             # A bug in one request must not silence the chat: without this the step stays at
             # the head of its queue and fails again at every wake, and nothing else is sent.
             log.exception("chat=%s: %s raised", lane.chat_id, step.what)
-            if is_other:
-                lane.other.popleft()
-            else:  # the provider will offer it again: not in a tight loop
+            if not is_other:  # the provider will offer it again: not in a tight loop
                 self._back_off(lane)
-            return
-        if is_other:
+                return
+        else:
+            lane.backoff = 0.0
+        if is_other:  # sent, or dropped as a bug's
             lane.other.popleft()
-        lane.backoff = 0.0
 
     async def _failed(self, lane: _Lane, step: Step, is_other: bool, verdict: Verdict) -> None:
         chat_id = lane.chat_id

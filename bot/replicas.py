@@ -1,20 +1,15 @@
 """Several bot processes on one PostgreSQL database (replicas behind a webhook): who does what.
 
-The database is the one truth (a game saved from a stale copy is refused and judged again);
-what a process would otherwise keep to itself is shared through it:
-
-* **a chat's delivery** belongs to the holder of the chat's lease (``chat:<id>``), so the
-  chat's flood budget is spent by one process and nothing is shown twice. A process that
-  commits in a chat takes the lease if it is free; else the holder shows the new version, as
-  it polls the games saved lately every `POLL_SECONDS`. The holder renews its leases every
-  `RENEW_SECONDS`, gives up a chat quiet for `IDLE_SECONDS`, and notes the chat's recent sends
-  for the next holder's budget. A dead process's leases run out (`LEASE_SECONDS`); then whoever
-  commits there, or finds the chat behind, takes over, counting the sends it may have made
-  since its last note;
-* **turn deadlines** are claimed from the database (`bot.timers`);
-* **periodic jobs** run in the process holding the job's lease (``job:<name>``).
-
-Its loops are jobs of the one scheduler; with SQLite (one process) no `Replica` is made.
+The database is the one truth (a game saved from a stale copy is refused and judged again).
+A chat's delivery belongs to the holder of its lease (``chat:<id>``), so that the chat's flood
+budget is spent by one process and nothing is shown twice: a process that commits in a chat
+takes the lease if it is free, else the holder shows the new version as it polls the games
+saved lately. The holder renews its leases, gives up a quiet chat, and notes the chat's recent
+sends for the next holder's budget. A dead process's leases run out; then whoever commits
+there, or finds the chat behind, takes over, counting the sends it may have made since its last
+note. Turn deadlines are claimed from the database (`bot.timers`); periodic jobs run in the
+process holding the job's lease (``job:<name>``). Its loops are jobs of the one scheduler; with
+SQLite (one process) no `Replica` is made.
 """
 
 from __future__ import annotations
