@@ -151,10 +151,9 @@ class PacedRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._processes = max(1, processes)
         if self._overall_per_second:
             limit = max(1, self._overall_per_second // self._processes)
-            window = self._overall
-            if window is None:
-                self._overall = window = Window(limit, self._overall_window)
-            window.limit = limit
+            if self._overall is None:
+                self._overall = Window(limit, self._overall_window)
+            self._overall.limit = limit
 
     async def process_request(
         self,

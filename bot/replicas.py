@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import secrets
 import socket
@@ -96,8 +97,7 @@ class Replica:
     # ---------------------------------------------------------------- chats
 
     def holds(self, chat_id: int) -> bool:
-        until = self._held.get(chat_id)
-        return until is not None and until - self.clock() > MARGIN_SECONDS
+        return self._held.get(chat_id, -math.inf) - self.clock() > MARGIN_SECONDS
 
     def held(self) -> list[int]:
         return sorted(self._held)
