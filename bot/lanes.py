@@ -358,9 +358,9 @@ class Lanes:
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:
         """The step to send now, else when to look again (None: nothing left at all)."""
         best: Step | None = None
-        table_later = other_later = False
         later: list[float] = []
-        edits_now = self._ready_at(lane, now, "table") <= now
+        table_at = self._ready_at(lane, now, "table")
+        edits_now = table_at <= now
         tidy_at = self._ready_at(lane, now, "tidy")
         reply_at = self._ready_at(lane, now, "reply")
         for key in list(lane.wanted):
@@ -369,12 +369,12 @@ class Lanes:
                 lane.wanted.pop(key, None)
                 continue
             if step.priority is Priority.TABLE and not edits_now:
-                table_later = True
+                later.append(table_at)
                 continue
             if step.priority is Priority.OTHER and self.holding_other:
                 continue  # shutting down: only the game's own messages are worth the wait
             if step.priority is Priority.OTHER and tidy_at > now:
-                other_later = True
+                later.append(tidy_at)
                 continue
             if best is None or step.priority < best.priority:
                 best = step
@@ -391,8 +391,6 @@ class Lanes:
                     later.append(reply_at)
         if best is not None:
             return best, None
-        later += [self._ready_at(lane, now, "table")] if table_later else []
-        later += [tidy_at] if other_later else []
         return None, min(later, default=None)
 
     async def _run(self, lane: _Lane) -> None:
