@@ -81,13 +81,15 @@ class Limiter(Protocol):
 
 # A group's budget: Telegram's 20 per rolling minute, a second apart, each write counted a
 # second longer than Telegram counts it (a margin for the time a request takes to arrive);
-# table edits leave RESERVE of them for what must not wait (the result, the next table, a
-# mention). Two writes fewer (the margin this had before) cost every move half a second of
-# table lag at four seconds a move (docs/performance.md, issue 30).
+# table edits leave RESERVE of them for what must not wait (the result, the next table), and
+# one more while a turn may have to be mentioned (a seated player the bot cannot write to
+# privately: `Lanes.keep_for_mention`). Each write kept needlessly costs the table's pace: at
+# four seconds a move, three kept and a budget of 18 left a move waiting 3 s for the table
+# one time in a hundred, two kept and 20 not once in 470 (docs/performance.md, issue 30).
 GROUP_BUDGET = 20
 GROUP_WINDOW = 61.0
 GROUP_SPACING = 1.0
-RESERVE = 3
+RESERVE = 2
 PRIVATE_INTERVAL = 1.1  # a private chat's budget: one write per interval
 # A group's table edits are paced by its budget (`Window.pace_gap`): at once while the minute
 # counts fewer than PACE_FREE writes, then further apart as it fills, so that brisk play (an
@@ -116,6 +118,7 @@ class _Lane:
     paused_until: float = 0.0
     backoff: float = 0.0
     closed: str | None = None  # why the chat refuses us, while it does
+    mention_kept: bool = False  # one more write kept from edits, for a turn's mention
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
@@ -150,6 +153,10 @@ class Lanes:
             self.group_spacing = 0.0
 
     # ---------------------------------------------------------------- public
+
+    def keep_for_mention(self, chat_id: int, keep: bool) -> None:
+        """Whether a turn in this group may have to be mentioned (a write edits leave free)."""
+        self._lane(chat_id).mention_kept = keep
 
     def want(self, chat_id: int, key: Hashable) -> None:
         """``key`` has something new to show in the chat: ask it at the chat's next slot."""
@@ -347,12 +354,13 @@ class Lanes:
         if not lane.is_group or self.flushing or (self.limiter is None and kind != "table"):
             return now
         budget = lane.budget
-        ready = budget.free_at(now, self.reserve)
+        keep = self.reserve + lane.mention_kept
+        ready = budget.free_at(now, keep)
         if kind == "reply":
             return ready
         gap = self.table_gap if kind == "table" else 0.0
         if self.limiter is not None:
-            gap = max(gap, budget.pace_gap(now, self.reserve + PACE_SPARE, PACE_FREE))
+            gap = max(gap, budget.pace_gap(now, keep + PACE_SPARE, PACE_FREE))
         return max(ready, lane.last_table + gap)
 
     def _pick(self, lane: _Lane, now: float) -> tuple[Step | None, float | None]:

@@ -209,6 +209,28 @@ async def test_table_edits_leave_the_reserve_for_the_game() -> None:
     await lanes.stop()
 
 
+async def test_a_turn_that_may_be_mentioned_keeps_one_more_write_from_the_edits() -> None:
+    """While a seated player can only be told of a turn by a mention in the group, the edits
+    leave one write more free for it."""
+    script = Script()
+    lanes = paced_lanes(script, group_budget=6, reserve=2, group_window=0.6, group_spacing=0.0)
+    lanes.keep_for_mention(GROUP, True)
+    script.add(lanes, GROUP, ["lobby", "joined", "table"])  # the minute but 3
+    await asyncio.sleep(0.05)
+    script.add(lanes, GROUP, list(range(12)), Priority.TABLE)
+    await asyncio.sleep(0.1)
+    assert len(script.stamps(GROUP)) == 3  # no edit: 2 kept for the game, 1 for the mention
+    asked = time.monotonic()
+    script.add(lanes, GROUP, ["mention"])
+    await asyncio.sleep(0.1)
+    assert script.stamps(GROUP, Priority.GAME)[-1] - asked < 0.05
+    lanes.keep_for_mention(GROUP, False)  # everyone has a private chat again
+    await until_idle(lanes)
+    edits = script.stamps(GROUP, Priority.TABLE)
+    assert len(edits) == 12 and max_in_window(script.stamps(GROUP), 0.6) <= 6
+    await lanes.stop()
+
+
 async def test_replies_in_a_group_leave_the_reserve_for_the_game() -> None:
     """A reply (or old buttons being removed) waits rather than take the minute's reserve: the
     result that comes next still goes at once."""
