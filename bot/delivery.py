@@ -170,9 +170,12 @@ class Delivery:
         if known is not None and known.version >= view.version + (1 if force else 0):
             return  # an older version, or (unless forced) the same one again
         self._views[game_id] = view
+        players = [p for p in view.game.players if p != HOUSE_ID]
+        unreachable = not all(map(self._private_ok, players))
+        self.lanes.keep_for_mention(view.stored.chat_id, unreachable)
         self.lanes.want(view.stored.chat_id, ("g", game_id))
-        for player in view.game.players:
-            if player != HOUSE_ID and self._private_ok(player):
+        for player in players:
+            if self._private_ok(player):
                 self.lanes.want(player, ("h", game_id))
 
     async def _learn_shown(self, view: View) -> None:
@@ -313,7 +316,11 @@ class Delivery:
         ):
             return Step(Priority.GAME, lambda: self._mention(view, actor), "turn mention")
         if self._table_shown.get(game_id, 0) < view.version:
-            edit = Step(Priority.TABLE, lambda: self._show_table(view, table[1]), "table edit")
+            # The table's last edit of a round (or game) goes with the result: otherwise the
+            # next table may come first, and the old one lose its buttons but keep its prompt.
+            last = view.game.phase is Phase.ROUND_OVER or view.game.is_over
+            priority = Priority.GAME if last else Priority.TABLE
+            edit = Step(priority, lambda: self._show_table(view, table[1]), "table edit")
             # Rendered (is it shown already?) only when it may go: versions before never are.
             shown = self._shown.get((chat_id, table[1]))
             if not edits_now or not same(shown, self.screens.digest_of(self.screens.table(view))):
