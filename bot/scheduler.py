@@ -39,30 +39,6 @@ class Clock:
             await asyncio.wait_for(wake.wait(), timeout=seconds)
 
 
-class FakeClock(Clock):
-    """A clock that stands still until `advance` moves it (tests): nothing waits in real time."""
-
-    def __init__(self, now: float | None = None) -> None:
-        self.now = time.time() if now is None else now
-        self._waiting: set[asyncio.Event] = set()
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def wait(self, wake: asyncio.Event, seconds: float) -> None:
-        self._waiting.add(wake)
-        try:
-            await wake.wait()
-        finally:
-            self._waiting.discard(wake)
-
-    def advance(self, seconds: float) -> None:
-        """Move the time on (or back) and wake whatever waits on this clock."""
-        self.now += seconds
-        for wake in list(self._waiting):
-            wake.set()
-
-
 def coalesced(job: Job) -> Job:
     """``job`` one run at a time: calls that come while it runs make one more run after it
     (a claim of what is due, then one for what came due meanwhile), not one each."""

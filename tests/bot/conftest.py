@@ -19,12 +19,12 @@ from bot import render
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton, parse_game
 from bot.handlers.common import Runtime, on_timer
-from bot.scheduler import FakeClock
 from bot.settings import Settings
 from localbotapi import BotApiServer, Chat, FakeBot, FakeUser, Message
 from localbotapi.models import CallbackAnswer, RequestRecord
 from localbotapi.offline import OfflineRequest
 from storage import Screen, StoredGame
+from tests.bot.fake_clock import FakeClock
 from tests.rules.helpers import ScriptedSource
 
 TOKEN = "123456:TESTTOKEN_abcdefghijklmnopqrstuv"

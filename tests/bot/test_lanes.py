@@ -15,10 +15,10 @@ from telegram.ext import AIORateLimiter, ExtBot
 
 from bot.lanes import Lanes, Priority, Send, Step
 from bot.ratelimit import PacedRateLimiter
-from bot.scheduler import FakeClock
 from bot.telegram_errors import Verdict
 from bot.window import Window
 from localbotapi import BotApiServer, FloodLimits
+from tests.bot.fake_clock import FakeClock
 from tests.bot.test_ratelimit import SLACK, Recorder, gaps, max_in_window, retry_after, send
 
 

@@ -21,10 +21,11 @@ from bot.replicas import (
     Replica,
     chat_lease,
 )
-from bot.scheduler import FakeClock, Scheduler
+from bot.scheduler import Scheduler
 from bot.timers import TurnTimers
 from storage import Storage, open_storage
 from tests.bot.conftest import Harness
+from tests.bot.fake_clock import FakeClock
 from tests.bot.test_refusals import classic_at_stake
 
 CHAT = -100

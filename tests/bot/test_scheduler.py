@@ -14,12 +14,12 @@ from bot.scheduler import (
     CLAIM_SECONDS,
     Clock,
     Deadlines,
-    FakeClock,
     Job,
     Scheduler,
     StoredDeadlines,
 )
 from storage import open_storage
+from tests.bot.fake_clock import FakeClock
 
 
 @pytest.fixture

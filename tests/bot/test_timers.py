@@ -10,7 +10,6 @@ from pathlib import Path
 from bot import render
 from bot.callbacks import Act
 from bot.handlers import endgame
-from bot.scheduler import FakeClock
 from localbotapi import BotApiServer
 from rules.cards import Card
 from storage import StoredGame
@@ -23,6 +22,7 @@ from tests.bot.conftest import (
     start_harness,
     stop_harness,
 )
+from tests.bot.fake_clock import FakeClock
 from tests.bot.test_refusals import classic_at_stake
 
 DECK = ["6S", "9S", "7H", "6H", "6D", "8D", "KD", "10D"]

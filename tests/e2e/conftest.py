@@ -317,7 +317,9 @@ class E2E:
         self.db = Database(self.db_path)
         self.log_path = tmp_path / "bot.log"
         self.processes: list[BotProcess] = []
-        self.started: list[float] = []  # when each bot process was spawned (monotonic)
+        # When a bot process was spawned or killed (monotonic): a press one answered before
+        # may come again after it (`assert_within_limits`).
+        self.started: list[float] = []
         self._group_no = 0
 
     # ------------------------------------------------------------------ people and chats
@@ -432,8 +434,8 @@ class E2E:
     def assert_within_limits(self) -> None:
         """Zero 429s, zero parse errors, nothing sent inside a retry_after window, no request
         refused — but one: a press that a killed process answered before its batch was
-        confirmed comes again to the next process, and answering it again is refused as
-        Telegram refuses it."""
+        confirmed comes again to the next process (or another replica), and answering it again
+        is refused as Telegram refuses it."""
         flood = self.server.flood
         assert flood.too_many_requests == 0, [r for r in self.server.requests if r.status == 429]
         assert flood.inside_retry_after == 0

@@ -63,6 +63,7 @@ def replica(e2e: E2E, url: str, proxy: RoundRobin, index: int, secret: str) -> B
         WEBHOOK_PORT=str(proxy.backends[index]),
     )
     process = BotProcess(env, e2e.tmp_path / f"replica{index}.log", e2e.tmp_path)
+    e2e.started.append(time.monotonic())
     process.spawn()
     e2e.processes.append(process)
     return process
@@ -149,6 +150,8 @@ async def test_two_replicas_one_killed_mid_round(
             timeout=300,
         )
         first.kill()
+        # Its presses answered but not confirmed to the webhook come again to the other.
+        e2e.started.append(time.monotonic())
         killed.set()
         await asyncio.sleep(25)
         restarted = replica(e2e, postgres_url, balancer, 0, secret)
