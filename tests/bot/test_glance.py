@@ -155,42 +155,48 @@ async def test_a_table_of_four_mid_round_reads_at_a_glance(harness: Harness, lan
     check_glance(table, lang, [])  # the banker's turn: Вика's bust was the last turn's
 
 
+COUNTDOWN = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
+
+
+async def play_to_result(harness: Harness, *, start: bool = False) -> Message:
+    """A round of the four (Аня the banker, the others stake 10 and stand) to its result, which
+    says when the next round starts; with ``start`` the game is opened and the bank set first."""
+    a, b, v, g = harness.users
+    if start:
+        harness.script(decks=[DECK, DECK], lots=[0])
+        await harness.say(a, "/newgame")
+        for user in (b, v, g):
+            await harness.press_act(user, harness.table(), Act.JOIN)
+        await harness.press_act(a, harness.table(), Act.START)
+        await harness.say(a, "/bank 250")
+    for user in (b, v, g):
+        await harness.say(user, "/bet 10")
+        await harness.say(user, "/stand")
+    while (await harness.stored()).state["engine"]["phase"] == "banker":
+        await harness.say(a, "/stand")
+    result = harness.table()
+    assert "вскрываемся" in result.content and COUNTDOWN in result.content
+    return result
+
+
 async def test_no_countdown_outlives_its_round(harness: Harness) -> None:
     """The result says when the next round starts while it is the last word; once the next
     round is dealt, or the game is ended, that line is gone from it, with its buttons."""
-    a, b, v, g = harness.users
-    harness.script(decks=[DECK, DECK], lots=[0])
-    await harness.say(a, "/newgame")
-    for user in (b, v, g):
-        await harness.press_act(user, harness.table(), Act.JOIN)
-    await harness.press_act(a, harness.table(), Act.START)
-    await harness.say(a, "/bank 250")
-    countdown = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
-
-    async def play_round() -> Message:
-        for user in (b, v, g):
-            await harness.say(user, "/bet 10")
-            await harness.say(user, "/stand")
-        while (await harness.stored()).state["engine"]["phase"] == "banker":
-            await harness.say(a, "/stand")
-        result = harness.table()
-        assert "вскрываемся" in result.content and countdown in result.content
-        return result
-
-    first = await play_round()
+    a, b, *_ = harness.users
+    first = await play_to_result(harness, start=True)
     table = await table_message(harness)
-    assert countdown not in table.content  # the table left behind says the result is below
+    assert COUNTDOWN not in table.content  # the table left behind says the result is below
     await harness.press_act(b, first, Act.NEXT)
-    assert countdown not in first.content and not first.buttons, first.content
+    assert COUNTDOWN not in first.content and not first.buttons, first.content
     assert "вскрываемся" in first.content and "/verify 1" in first.content
 
     # Round 2 to its end, then /endgame: the last result loses its countdown too.
-    last = await play_round()
+    last = await play_to_result(harness)
     assert last is not first
     await harness.end_game(a)
-    assert countdown not in last.content and not last.buttons, last.content
+    assert COUNTDOWN not in last.content and not last.buttons, last.content
     current = [m.content for m in harness.group.messages if m.from_bot]
-    assert not [text for text in current if countdown in text], current
+    assert not [text for text in current if COUNTDOWN in text], current
 
 
 # ------------------------------------------------------------------ the Mini App, the same way
@@ -257,9 +263,8 @@ def test_between_rounds_the_page_counts_down_itself() -> None:
     assert table["next_round_at"] == NOW + 42
     assert table["prompt"] == plain(i18n.t("prompt-next_round", "ru"))
     assert not re.search(r"\d", table["prompt"])  # the page's countdown gives the seconds
-    countdown = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
-    assert table["result"] and not any(countdown in line for line in table["result"]["lines"])
-    assert countdown in plain(render.result(s, settled).text)  # the chat's result says it
+    assert table["result"] and not any(COUNTDOWN in line for line in table["result"]["lines"])
+    assert COUNTDOWN in plain(render.result(s, settled).text)  # the chat's result says it
     assert state["next_round_at"] == NOW + 42
 
 
@@ -267,29 +272,16 @@ async def test_a_restart_between_rounds_still_takes_the_countdown_back(tmp_path:
     """The bot restarts while a result says when the next round starts: once the next round
     is dealt, the restarted bot takes that line and the buttons off it all the same."""
     first = await start_harness(BotApiServer(flood_limits=False), make_settings(tmp_path))
-    a, b, v, g = first.users
-    countdown = plain(i18n.t("prompt-next_round_in", "ru", seconds=0)).split("0")[0]
+    b = first.users[1]
     try:
-        first.script(decks=[DECK, DECK], lots=[0])
-        await first.say(a, "/newgame")
-        for user in (b, v, g):
-            await first.press_act(user, first.table(), Act.JOIN)
-        await first.press_act(a, first.table(), Act.START)
-        await first.say(a, "/bank 250")
-        for user in (b, v, g):
-            await first.say(user, "/bet 10")
-            await first.say(user, "/stand")
-        while (await first.stored()).state["engine"]["phase"] == "banker":
-            await first.say(a, "/stand")
-        result = first.table()
-        assert "вскрываемся" in result.content and countdown in result.content
+        result = await play_to_result(first, start=True)
     finally:
         await stop_harness(first)
     second = await restart_harness(first)
     try:
         await second.press_act(b, result, Act.NEXT)
         assert (await second.stored()).state["engine"]["round_no"] == 2
-        assert countdown not in result.content and not result.buttons, result.content
+        assert COUNTDOWN not in result.content and not result.buttons, result.content
         assert "вскрываемся" in result.content and "/verify 1" in result.content
         assert (await second.screen()).live_result is None
     finally:
