@@ -437,7 +437,8 @@ class E2E:
         confirmed comes again to the next process (or another replica), and answering it again
         is refused as Telegram refuses it."""
         flood = self.server.flood
-        assert flood.too_many_requests == 0, [r for r in self.server.requests if r.status == 429]
+        refused = [r for r in self.server.requests if r.status == 429]
+        assert flood.too_many_requests == 0, (refused, self._history(refused))
         assert flood.inside_retry_after == 0
         assert self.server.parse_errors == []
         unexpected = [
@@ -447,7 +448,19 @@ class E2E:
             and "message is not modified" not in (r.description or "")
             and not self._answered_before_a_restart(r)
         ]
-        assert unexpected == [], unexpected
+        assert unexpected == [], (unexpected, self._history(unexpected))
+
+    def _history(self, refused: list[RequestRecord]) -> list[str]:
+        """For a failure's message: every request about the same press or chat as a refused
+        one, with its time, and the times processes started or were killed."""
+        keys = {(r.params.get("callback_query_id"), r.chat_id) for r in refused}
+        queries = {query for query, _ in keys if query}
+        chats = {chat for _, chat in keys if chat is not None}
+        lines = [f"starts/kills at {[round(t, 2) for t in self.started]}"]
+        for r in self.server.requests:
+            if r.params.get("callback_query_id") in queries or r.chat_id in chats:
+                lines.append(f"{r.time:.2f} {r.method} {r.status} {r.params}")
+        return lines[-40:]
 
     def _answered_before_a_restart(self, refused: RequestRecord) -> bool:
         again = QUERY_TOO_OLD in (refused.description or "")
@@ -461,6 +474,33 @@ class E2E:
             and r.time < start <= refused.time
             for r in self.server.requests
             for start in self.started
+        )
+
+    def unrecorded_edits_repeated(self) -> list[RequestRecord]:
+        """Edits refused as "not modified" that are not a restart repeating an edit the killed
+        process made but never recorded: Telegram applied it, the process died before noting
+        what the message shows, and the next process could only ask again."""
+        return [
+            r
+            for r in self.server.errors
+            if "not modified" in (r.description or "") and not self._landed_before_a_restart(r)
+        ]
+
+    def _landed_before_a_restart(self, refused: RequestRecord) -> bool:
+        message = (refused.chat_id, refused.params.get("message_id"))
+        writes = [
+            r
+            for r in self.server.requests
+            if r.ok
+            and r.time < refused.time
+            and r.method in ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+            and (r.chat_id, r.params.get("message_id") or _sent_id(r)) == message
+        ]
+        if not writes:
+            return False
+        last = writes[-1].time
+        return any(
+            last < start < last + CRASH_WINDOW and start <= refused.time for start in self.started
         )
 
     def assert_chips_conserved(self, chat_id: int, players: int) -> None:
@@ -928,6 +968,17 @@ class Table:
                 break
             await self.next_round(self.users[index % len(self.users)])
         return logs
+
+
+CRASH_WINDOW = 0.5
+"""Seconds between Telegram applying a write and the kill within which the dead process may
+not have noted it: the test kills right after an action, so longer means a restart re-sent
+what it knew was shown."""
+
+
+def _sent_id(record: RequestRecord) -> object:
+    """The id of the message a successful send made."""
+    return record.result.get("message_id") if isinstance(record.result, dict) else None
 
 
 async def stop_checked(process: BotProcess) -> tuple[int | None, float]:
