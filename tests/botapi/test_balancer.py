@@ -54,3 +54,35 @@ async def test_round_robin_skips_a_backend_that_is_down() -> None:
                 assert reply.status == 502
     finally:
         await proxy.stop()
+
+
+async def test_a_request_a_backend_took_is_not_sent_to_another() -> None:
+    """A backend that took the request and then failed may have acted on it: like nginx with a
+    POST, the balancer answers 502 (the sender delivers it again) instead of trying the next."""
+    ports = [free_port(), free_port()]
+    proxy = RoundRobin(ports, port=free_port())
+    await proxy.start()
+    taken: list[str] = []
+
+    async def crash(request: web.Request) -> web.Response:
+        taken.append(await request.text())
+        assert request.transport is not None
+        request.transport.close()  # dies before it answers
+        return web.Response(text="never sent")
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", crash)
+    first = web.AppRunner(app)
+    await first.setup()
+    await web.TCPSite(first, "127.0.0.1", ports[0]).start()
+    second = await backend(ports[1], "b")
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"http://127.0.0.1:{proxy.port}/telegram", data="u1") as reply:
+                assert reply.status == 502
+            assert taken == ["u1"]
+            assert proxy.served[ports[1]] == 0 and proxy.skipped == 0
+    finally:
+        await first.cleanup()
+        await second.cleanup()
+        await proxy.stop()
