@@ -26,7 +26,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot import render
+from bot import metrics, render
 from bot.actions import Actions, display_name
 from bot.delivery import Delivery
 from bot.game_state import View, meta_of
@@ -441,3 +441,5 @@ async def answer(
         await query.answer(text=text[:200] if text else None, url=url, show_alert=alert or None)
     except TelegramError as error:
         log.info("answerCallbackQuery failed: %s", error)
+    else:
+        metrics.press_answered()

@@ -51,6 +51,8 @@ class MiniApp:
         self.index = index.replace("{{TELEGRAM_JS}}", html.escape(telegram_js)).encode()
         self.files = {name: _static(name) for name in STATIC}
         self._runner: web.AppRunner | None = None
+        # More routes on the same site (`bot.monitor`: /healthz, /readyz, /metrics).
+        self.mounts: list[Callable[[web.Application], None]] = []
 
     # ---------------------------------------------------------------- the web server
 
@@ -62,6 +64,8 @@ class MiniApp:
         app.router.add_get("/app/api/state", self._api(self._state))
         app.router.add_get("/app/api/events", self.live.events)
         app.router.add_post("/app/api/act", self._api(self._act))
+        for mount in self.mounts:
+            mount(app)
         return app
 
     async def start(self, host: str, port: int) -> None:
