@@ -20,7 +20,7 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from bot.metrics import REGISTRY
+from bot import metrics
 from bot.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +156,7 @@ def load_yaml(path: Path) -> Any:
 
 @pytest.fixture(scope="module")
 def known() -> frozenset[str]:
-    return exported_names(REGISTRY)
+    return exported_names(metrics.REGISTRY)
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,7 @@ def test_the_checker_finds_a_metric_that_does_not_exist(known: frozenset[str]) -
     # subquery, a __name__ matcher.
     assert unknown_metrics("up == 0 or ochko_nope", known) == {"ochko_nope"}
     assert unknown_metrics("topk(scalar(ochko_k), ochko_games_held)", known) == {"ochko_k"}
-    assert unknown_metrics("max_over_time(-(ochko_x)[10m:1m])", known) == {"ochko_x"}
+    assert unknown_metrics("max_over_time((-ochko_x)[10m:1m])", known) == {"ochko_x"}
     assert unknown_metrics('{__name__="ochko_y", kind="hit"}', known) == {"ochko_y"}
     # A histogram's series exist, its bare name does not.
     assert unknown_metrics("ochko_commit_seconds_bucket + ochko_commit_seconds_count", known) == (
@@ -186,9 +186,9 @@ def test_the_checker_finds_a_metric_that_does_not_exist(known: frozenset[str]) -
 
 def test_the_checker_skips_functions_labels_strings_and_keywords(known: frozenset[str]) -> None:
     expr = (
-        'label_replace(histogram_quantile(0.9, sum without (instance) (rate('
+        "label_replace(histogram_quantile(0.9, sum without (instance) (rate("
         'ochko_press_answer_seconds_bucket{instance=~"$instance", le!="ochko_fake"}['
-        "$__rate_interval]))), \"by\", \"$1\", \"le\", \"(.*)\") > on (job) group_left "
+        '$__rate_interval]))), "by", "$1", "le", "(.*)") > on (job) group_left '
         "vector(1) unless ignoring (kind) time() - ochko_last_update_timestamp_seconds offset 5m"
     )
     assert metric_names(expr) == {
@@ -247,12 +247,10 @@ def test_every_dashboard_query_names_only_exported_metrics(
     assert dashboard_problems(dashboard, known) == []
 
 
-def test_the_dashboard_shows_every_metric_of_the_bot(
-    dashboard: Any, known: frozenset[str]
-) -> None:
+def test_the_dashboard_shows_every_metric_of_the_bot(dashboard: Any, known: frozenset[str]) -> None:
     """Each of the bot's metric families has a panel (a histogram through any of its series)."""
     shown = set().union(*(metric_names(q) for q in dashboard_queries(dashboard)))
-    families = {f.name: f.type for f in REGISTRY.collect() if f.name.startswith("ochko_")}
+    families = {f.name: f.type for f in metrics.REGISTRY.collect() if f.name.startswith("ochko_")}
     missing = {
         name
         for name, kind in families.items()
@@ -265,15 +263,15 @@ def test_the_dashboard_shows_every_metric_of_the_bot(
 def test_the_latency_panels_are_quantiles_of_the_histograms(dashboard: Any) -> None:
     queries = list(dashboard_queries(dashboard))
     for metric in ("ochko_press_answer_seconds", "ochko_commit_seconds"):
-        quantiles = [
-            q for q in queries if "histogram_quantile" in q and f"{metric}_bucket" in q
-        ]
+        quantiles = [q for q in queries if "histogram_quantile" in q and f"{metric}_bucket" in q]
         assert len(quantiles) >= 2, metric
         assert all("by (le)" in q for q in quantiles)
 
 
 def test_the_dashboard_uses_the_provisioned_data_source(dashboard: Any) -> None:
-    provisioned = load_yaml(MONITORING / "grafana" / "provisioning" / "datasources" / "prometheus.yml")
+    provisioned = load_yaml(
+        MONITORING / "grafana" / "provisioning" / "datasources" / "prometheus.yml"
+    )
     (source,) = provisioned["datasources"]
     assert source["type"] == "prometheus"
     assert source["url"] == "http://prometheus:9090"
@@ -333,8 +331,9 @@ def test_the_alerts_cover_what_the_issue_asks() -> None:
     for rule in rules():
         for name in metric_names(rule["expr"]):
             by_metric.setdefault(name, []).append(rule["expr"])
-    assert 'increase(ochko_botapi_requests_total{result="flood"}[5m]) > 0' in (
-        by_metric["ochko_botapi_requests_total"]
+    assert (
+        'increase(ochko_botapi_requests_total{result="flood"}[5m]) > 0'
+        in (by_metric["ochko_botapi_requests_total"])
     )
     assert any("deriv(" in e for e in by_metric["ochko_lane_backlog"])
     assert any("time() -" in e for e in by_metric["ochko_last_update_timestamp_seconds"])
@@ -345,8 +344,11 @@ def test_the_alerts_cover_what_the_issue_asks() -> None:
 # ------------------------------------------------------------------ Prometheus and compose
 
 
-@pytest.mark.parametrize("path", sorted(ROOT.glob("deploy/**/*.yml")) + [ROOT / "compose.yaml"],
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(ROOT.glob("deploy/**/*.yml")), ROOT / "compose.yaml"],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_the_yaml_files_parse(path: Path) -> None:
     assert isinstance(load_yaml(path), dict)
 
@@ -423,6 +425,7 @@ def test_prometheus_scrapes_the_port_the_bot_serves_metrics_on() -> None:
 
 
 def _yaml_blocks(markdown: str) -> list[Any]:
+    """Every ```yaml block of a page, parsed (a block that does not parse fails the test)."""
     return [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", markdown, re.S)]
 
 
@@ -440,9 +443,14 @@ def test_the_deployment_page_shows_the_monitoring_and_the_probes() -> None:
     for rule in rules():
         assert rule["alert"] in section, rule["alert"]
     probes = {}
-    for block in _yaml_blocks(section):
-        if isinstance(block, dict):
-            probes.update({k: v for k, v in block.items() if k.endswith("Probe")})
+    todo = _yaml_blocks(section)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, dict):
+            probes.update({k: v for k, v in node.items() if k.endswith("Probe")})
+            todo.extend(node.values())
     assert probes["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert probes["readinessProbe"]["httpGet"]["path"] == "/readyz"
     readme = (ROOT / "README.md").read_text()
