@@ -115,18 +115,24 @@ def unknown_metrics(expr: str, known: frozenset[str]) -> set[str]:
     return metric_names(expr) - known - SCRAPE_SERIES
 
 
-def dashboard_queries(dashboard: Any) -> Iterator[str]:
-    """Every PromQL expression of a dashboard: the panels' targets (at any depth: rows keep
-    theirs) and the variables' `label_values(<selector>, <label>)` queries."""
-    todo = [dashboard]
+def walk_dicts(tree: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping in a tree of JSON or YAML lists and mappings, at any depth."""
+    todo = [tree]
     while todo:
         node = todo.pop()
         if isinstance(node, list):
             todo.extend(node)
         elif isinstance(node, dict):
-            if isinstance(node.get("expr"), str):
-                yield node["expr"]
-            todo.extend(v for k, v in node.items() if k not in ("expr", "templating"))
+            yield node
+            todo.extend(node.values())
+
+
+def dashboard_queries(dashboard: Any) -> Iterator[str]:
+    """Every PromQL expression of a dashboard: the panels' targets (at any depth: rows keep
+    theirs) and the variables' `label_values(<selector>, <label>)` queries."""
+    for node in walk_dicts(dashboard):
+        if isinstance(node.get("expr"), str):
+            yield node["expr"]
     for variable in dashboard.get("templating", {}).get("list", []):
         if variable.get("type") != "query":
             continue
@@ -275,16 +281,11 @@ def test_the_dashboard_uses_the_provisioned_data_source(dashboard: Any) -> None:
     (source,) = provisioned["datasources"]
     assert source["type"] == "prometheus"
     assert source["url"] == "http://prometheus:9090"
-    used = set()
-    todo: list[Any] = [dashboard]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, list):
-            todo.extend(node)
-        elif isinstance(node, dict):
-            if isinstance(node.get("datasource"), dict):
-                used.add((node["datasource"]["type"], node["datasource"]["uid"]))
-            todo.extend(node.values())
+    used = {
+        (node["datasource"]["type"], node["datasource"]["uid"])
+        for node in walk_dicts(dashboard)
+        if isinstance(node.get("datasource"), dict)
+    }
     assert used == {("prometheus", source["uid"])}
     assert dashboard["uid"] == "ochko"
     ids = [p["id"] for p in dashboard["panels"]]
@@ -442,15 +443,12 @@ def test_the_deployment_page_shows_the_monitoring_and_the_probes() -> None:
         assert word in section, word
     for rule in rules():
         assert rule["alert"] in section, rule["alert"]
-    probes = {}
-    todo = _yaml_blocks(section)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, list):
-            todo.extend(node)
-        elif isinstance(node, dict):
-            probes.update({k: v for k, v in node.items() if k.endswith("Probe")})
-            todo.extend(node.values())
+    probes = {
+        key: value
+        for node in walk_dicts(_yaml_blocks(section))
+        for key, value in node.items()
+        if key.endswith("Probe")
+    }
     assert probes["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert probes["readinessProbe"]["httpGet"]["path"] == "/readyz"
     readme = (ROOT / "README.md").read_text()
