@@ -4,13 +4,18 @@ YAML files parse; the compose profile `monitoring` starts Prometheus and Grafana
 files mounted where their configs look for them; the deployment page shows the probes.
 
 The expressions are parsed by promql-parser (the Rust parser GreptimeDB uses), so a syntax error
-or an unknown function fails here too, not only a misspelt metric.
+or an unknown function fails here too, not only a misspelt metric. Prometheus' own promtool
+(Debian's `prometheus`, which `python3 -m tests` installs: tests/system_packages.py) checks the
+configs and runs the alerts' unit tests, deploy/monitoring/alerts-test.yml.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MONITORING = ROOT / "deploy" / "monitoring"
 DASHBOARD = MONITORING / "grafana" / "dashboards" / "ochko.json"
 ALERTS = MONITORING / "alerts.yml"
+ALERT_TESTS = MONITORING / "alerts-test.yml"
 # Each compose file with monitoring: its Prometheus config, and its bot services.
 COMPOSE = {
     ROOT / "compose.yaml": (MONITORING / "prometheus.yml", ("ochko",)),
@@ -340,6 +346,41 @@ def test_the_alerts_cover_what_the_issue_asks() -> None:
     assert any("time() -" in e for e in by_metric["ochko_last_update_timestamp_seconds"])
     assert "ochko_replica_lease == 0" in by_metric["ochko_replica_lease"]
     assert any(e.startswith('up{job="ochko"} == 0') for e in by_metric["up"])
+
+
+def promtool(*args: str, cwd: Path) -> str:
+    """promtool's output; fails the test when it exits non-zero."""
+    if os.environ.get("OCHKO_TEST_PROMTOOL", "").strip() == "0":
+        pytest.skip("OCHKO_TEST_PROMTOOL=0: the promtool checks are switched off")
+    path = shutil.which("promtool")
+    if path is None:
+        pytest.fail("promtool is not installed: apt-get install prometheus (Debian's package)")
+    done = subprocess.run([path, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_the_alerts_fire_as_their_unit_tests_say() -> None:
+    """Each alert has unit tests that see it fire, and promtool passes them."""
+    tested = {
+        test["alertname"]
+        for case in load_yaml(ALERT_TESTS)["tests"]
+        for test in case["alert_rule_test"]
+        if test["exp_alerts"]
+    }
+    assert tested == {rule["alert"] for rule in rules()}
+    assert load_yaml(ALERT_TESTS)["rule_files"] == [ALERTS.name]
+    assert "SUCCESS" in promtool("test", "rules", ALERT_TESTS.name, cwd=MONITORING)
+
+
+@pytest.mark.parametrize("name", ["prometheus.yml", "prometheus-replicas.yml"])
+def test_promtool_accepts_the_prometheus_configs(name: str, tmp_path: Path) -> None:
+    """With the rule file where the config names it inside the container."""
+    config = (MONITORING / name).read_text()
+    assert "/etc/prometheus/alerts.yml" in config
+    (tmp_path / name).write_text(config.replace("/etc/prometheus/alerts.yml", str(ALERTS)))
+    output = promtool("check", "config", name, cwd=tmp_path)
+    assert f"SUCCESS: {len(rules())} rules found" in output
 
 
 # ------------------------------------------------------------------ Prometheus and compose
