@@ -8,6 +8,7 @@ from telegram import InlineKeyboardButton
 from bot import deep_links
 from bot.callbacks import Act
 from bot.i18n import has, t
+from bot.render.notices import switch_row
 from bot.render.common import (
     Offer,
     Rendered,
@@ -52,6 +53,7 @@ def lobby(s: Snapshot) -> Rendered:
     else:
         tail.append(t("lobby-ready", lang))
     rows = [[game_button(s, offer) for offer in row] for row in lobby_offers(s)]
+    rows.append(switch_row(lang))  # tell me when a table opens here
     if s.bot_username and strangers:
         link = deep_links.build(s.bot_username, s.game_id)  # opens the private chat
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])
