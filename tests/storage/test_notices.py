@@ -58,9 +58,7 @@ async def test_a_table_is_announced_to_subscribers_with_an_open_private_chat_but
     assert not await storage.notice_sent(11, OPENER)
 
 
-async def test_at_most_the_chats_cap_an_hour_per_person(
-    storage: Storage, clock: FakeClock
-) -> None:
+async def test_at_most_the_chats_cap_an_hour_per_person(storage: Storage, clock: FakeClock) -> None:
     await people(storage)
     async with storage.transaction() as tx:
         await tx.subscribe(CHAT, ANYA)
