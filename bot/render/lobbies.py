@@ -8,7 +8,6 @@ from telegram import InlineKeyboardButton
 from bot import deep_links
 from bot.callbacks import Act
 from bot.i18n import has, t
-from bot.render.notices import switch_row
 from bot.render.common import (
     Offer,
     Rendered,
@@ -20,6 +19,7 @@ from bot.render.common import (
     inline_markup,
     preset_label,
 )
+from bot.render.notices import switch_row
 
 
 def lobby(s: Snapshot) -> Rendered:
