@@ -170,13 +170,10 @@ async def test_the_bell_on_a_result(harness: Harness) -> None:
     h = harness
     a, b, _, _ = h.users
     h.script(decks=[["10S", "9S", "7H", "AS", "8D", "KD", "10D"]], lots=[0])
-    await h.say(a, "/newgame")
-    await h.say(b, "/join")
-    await h.say(a, "/deal")
-    await h.say(a, "/bank 100")
-    await h.say(b, "/bet 50")
-    await h.say(b, "/stand")
-    await h.say(a, "/stand")  # the banker stands: the round is over
+    # A round of two, to its end: the banker stands after Борис.
+    moves = ["/newgame", "/join", "/deal", "/bank 100", "/bet 50", "/stand", "/stand"]
+    for user, move in zip([a, b, a, a, b, b, a], moves, strict=True):
+        await h.say(user, move)
     result = h.table()
     assert "🏁" in result.content, result.content
     answer = await h.press_data(b, result, switch_of(result))
