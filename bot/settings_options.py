@@ -134,6 +134,15 @@ OPTIONS: tuple[Option, ...] = (
     _switch(
         "refill", lambda s: _onoff(s.daily_refill), lambda s, v: replace(s, daily_refill=v == "on")
     ),
+    # A call to play: at most this many notices an hour from the chat per person (0: none).
+    Option(
+        key="notices",
+        values=("0", "1", "3", "6"),
+        read=lambda s: str(s.notices_per_hour),
+        write=lambda s, v: replace(s, notices_per_hour=int(v)),
+        word=_number,
+        per_row=4,
+    ),
     Option(
         key="lang",
         values=LANGUAGES,

@@ -91,6 +91,8 @@ class ChatSettings:
     house_banker: bool = False
     # A broke player is given chips back up to the starting balance, at most once a day.
     daily_refill: bool = True
+    # A call to play: at most this many notices an hour reach a person from the chat (0: off).
+    notices_per_hour: int = 3
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from bot.render.info import (
     stats,
 )
 from bot.render.lobbies import lobby
+from bot.render.notices import notice, switched
 from bot.render.outcomes import replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
@@ -43,6 +44,7 @@ __all__ = [
     "help_text",
     "leaderboard",
     "lobby",
+    "notice",
     "odds_alert",
     "odds_text",
     "peek",
@@ -54,6 +56,7 @@ __all__ = [
     "setting_refusal",
     "settings_menu",
     "stats",
+    "switched",
     "table",
     "text",
     "toast",

@@ -24,6 +24,7 @@ from bot.render.common import (
     short_name,
     signed,
 )
+from bot.render.notices import switch_row
 from bot.render.tables import next_round_note
 from rules.events import RevealedShuffle, RoundSettled, SessionEnded
 from rules.fairness import verify_commitment, verify_deal
@@ -107,6 +108,8 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     text_ = fit_text(head, body, tail, lang)
     # A paused table carries the buttons itself.
     rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
+    if rows:
+        rows.append(switch_row(lang))  # tell me when a table opens here (goes with the rest)
     return Rendered(text_, inline_markup(rows))
 
 

@@ -19,6 +19,7 @@ from typing import Final
 from storage.errors import GameExists
 from storage.jsontext import dumps
 from storage.sql.base import Row, TableWrites
+from storage.sql.notices import MOVE_SUBSCRIBERS
 from storage.sql.stats import MERGE_STATS
 
 # Statements that write rows of the new id from rows of the old one: $1 the old id, $2 the new.
@@ -39,8 +40,9 @@ _MOVE_STATS: Final = (
 # saved after the upgrade: it wins whole.
 _MOVE_SETTINGS: Final = (
     "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-    "daily_refill) SELECT CAST($2 AS BIGINT), language, preset, overrides, turn_timeout, "
-    "house_banker, daily_refill FROM chats WHERE chat_id = $1 ON CONFLICT (chat_id) DO NOTHING"
+    "daily_refill, notices_per_hour) SELECT CAST($2 AS BIGINT), language, preset, overrides, "
+    "turn_timeout, house_banker, daily_refill, notices_per_hour FROM chats WHERE chat_id = $1 "
+    "ON CONFLICT (chat_id) DO NOTHING"
 )
 _MOVE_DIGESTS: Final = (
     "INSERT INTO shown_messages (chat_id, message_id, digest, shown_at) "
@@ -133,6 +135,11 @@ class ChatMigration(TableWrites):
         await self._execute("DELETE FROM chats WHERE chat_id = $1", old_chat_id)
         await self._execute(_MOVE_DIGESTS, old_chat_id, new_chat_id)
         await self._execute("DELETE FROM shown_messages WHERE chat_id = $1", old_chat_id)
+        await self._execute(MOVE_SUBSCRIBERS, old_chat_id, new_chat_id)
+        await self._execute("DELETE FROM notice_subscribers WHERE chat_id = $1", old_chat_id)
+        await self._execute(
+            "UPDATE notices_sent SET chat_id = $1 WHERE chat_id = $2", new_chat_id, old_chat_id
+        )
         return sorted(row[0] for row in moved if row[1] != "finished")
 
 

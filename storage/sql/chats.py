@@ -30,18 +30,20 @@ _UPSERT_USER: Final = (
     "RETURNING name, language, private_opened, client_language"
 )
 _GET_CHAT: Final = (
-    "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
-    "FROM chats WHERE chat_id = $1"
+    "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill, "
+    "notices_per_hour FROM chats WHERE chat_id = $1"
 )
 # The row of _chat_row, then what to do if the chat has one already.
 _INSERT_CHAT: Final = (
     "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-    "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO "
+    "daily_refill, notices_per_hour) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+    "ON CONFLICT (chat_id) DO "
 )
 _SAVE_CHAT: Final = _INSERT_CHAT + (
     "UPDATE SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
     "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
-    "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill"
+    "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill, "
+    "notices_per_hour = EXCLUDED.notices_per_hour"
 )
 
 
@@ -50,9 +52,9 @@ class ChatReads(TableReads):
         row = await self._row(_GET_CHAT, chat_id)
         if row is None:
             return ChatSettings(chat_id, language=self._default_language)
-        language, preset, overrides, timeout, house, refill = row
+        language, preset, overrides, timeout, house, refill, notices = row
         return ChatSettings(
-            chat_id, language, preset, loads(overrides), timeout, bool(house), bool(refill)
+            chat_id, language, preset, loads(overrides), timeout, bool(house), bool(refill), notices
         )
 
     async def get_user(self, user_id: int) -> User | None:
@@ -113,4 +115,5 @@ def _chat_row(settings: ChatSettings) -> tuple[object, ...]:
         settings.turn_timeout,
         bool(settings.house_banker),
         bool(settings.daily_refill),
+        settings.notices_per_hour,
     )

@@ -572,3 +572,22 @@ help-section-chips = 💰 <b>Chips and the deck check</b>
 help-section-other = ⚙ <b>Everything else</b>
 refusal-no_dark = This rule set has no blind cards.
 chart-unavailable = 📈 Charts are not drawn here: the bot's charting library (matplotlib) is not installed. For the bot's owner: pip install 'ochko-bot[chart]'.
+
+## A call to play (issue 31): /notify, the 🔔 button of the lobby and results, the private
+## notice and its buttons, the 📣 option of /settings
+cmd-notify = call me when a table opens here (/notify off to stop)
+notice-text = 🔔 A table opened in “{ $chat }” — { $name } calls you to play.
+notice-btn-switch = 🔔 Call me
+notice-btn-off = 🔕 Stop calling
+notice-on = 🔔 We’ll call you privately when a table opens here.
+notice-on_closed = 🔔 We’ll call you when a table opens here — but first write to the bot privately: the call comes there.
+notice-off = 🔕 No more calls.
+notice-usage = /notify — be called when a table opens here, or stop; /notify on to be called, /notify off to stop.
+settings-notices = 📣 Call to play: { $value ->
+        [0] off
+       *[other] at most { $value } an hour
+    }
+settings-btn-notices = { $value ->
+        [0] 📣 off
+       *[other] 📣 { $value }/h
+    }

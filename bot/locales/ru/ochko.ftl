@@ -602,3 +602,22 @@ help-section-chips = 💰 <b>Фишки и проверка колоды</b>
 help-section-other = ⚙ <b>Прочее</b>
 refusal-no_dark = В этом варианте втёмную не играют.
 chart-unavailable = 📈 Графики здесь не рисуются: у бота не установлена библиотека для них (matplotlib). Владельцу бота: pip install 'ochko-bot[chart]'.
+
+## A call to play (issue 31): /notify, the 🔔 button of the lobby and results, the private
+## notice and its buttons, the 📣 option of /settings
+cmd-notify = звать меня, когда здесь откроют стол (/notify off — не звать)
+notice-text = 🔔 В «{ $chat }» открыли стол — { $name } зовёт играть.
+notice-btn-switch = 🔔 Звать меня
+notice-btn-off = 🔕 Не звать
+notice-on = 🔔 Позовём в личку, когда здесь откроют стол.
+notice-on_closed = 🔔 Позовём, когда здесь откроют стол, — но сначала напишите боту в личку: зов приходит туда.
+notice-off = 🔕 Больше не зовём.
+notice-usage = /notify — звать меня, когда здесь откроют стол, или перестать; /notify on — звать, /notify off — не звать.
+settings-notices = 📣 Зов к игре: { $value ->
+        [0] выкл
+       *[other] не чаще { $value } в час
+    }
+settings-btn-notices = { $value ->
+        [0] 📣 выкл
+       *[other] 📣 { $value }/ч
+    }
