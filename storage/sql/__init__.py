@@ -22,6 +22,7 @@ from storage.sql.delivery import DeliveryReads, DeliveryWrites
 from storage.sql.games import GameQueries, GameReads, GameWrites
 from storage.sql.ledger import LedgerQueries, LedgerReads, LedgerWrites
 from storage.sql.screens import ScreenQueries, ScreenReads, ScreenWrites
+from storage.sql.seasons import SeasonReads, SeasonWrites
 from storage.sql.stats import StatsQueries, StatsWrites
 
 
@@ -35,6 +36,7 @@ class Transaction(
     ChatMigration,
     LeaseWrites,
     DeadlineWrites,
+    SeasonWrites,
     ChatReads,
     GameReads,
     LedgerReads,
@@ -42,6 +44,7 @@ class Transaction(
     ScreenReads,
     LeaseReads,
     DeadlineReads,
+    SeasonReads,
 ):
     """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
     backend provides `_rows`, `_execute` and `_executemany`."""
@@ -59,6 +62,7 @@ class Storage(
     ScreenQueries,
     LeaseReads,
     DeadlineReads,
+    SeasonReads,
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
     Writes happen only through `transaction()`."""
