@@ -23,7 +23,7 @@ from telegram.ext import Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
 from bot import commands, event_loop, heap, logs, metrics
-from bot.handlers import endgame
+from bot.handlers import endgame, seasons
 from bot.handlers.common import Runtime
 from bot.health import beat
 from bot.i18n import LANGUAGES
@@ -143,6 +143,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
     timers, delivery, scheduler = rt.timers, rt.delivery, rt.scheduler
     application.bot_data["runtime"] = rt
+    # A game seen in a season arms the end of that season (`bot.handlers.seasons`).
+    delivery.followers.append(seasons.SeasonWatch(rt))
     metrics.enable(settings.metrics_enabled)
     # One process holds every chat (no leases): its "replica lease" is held while it runs.
     metrics.replica_lease(rt.replica is None)
@@ -171,6 +173,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         await delivery.load(game_id)
     # Deadlines kept in the database beside the games' (an unanswered «end the game?»).
     rt.deadlines.kind(endgame.ASK_KIND, partial(endgame.ask_expired, rt))
+    # The end of each chat's season (its podium), armed by the games seen in it.
+    rt.deadlines.kind(seasons.KIND, partial(seasons.season_ended, rt))
     await rt.deadlines.restore()
     timers.start()
     if rt.replica is not None:

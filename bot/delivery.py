@@ -98,6 +98,7 @@ class Delivery:
         self.screens = Screens(
             bot_username=bot_username,
             turn_timeout=service.turn_timeout,
+            clock=service.clock,
             private_ok=self._private_ok,
             language_of=self.user_language,
         )

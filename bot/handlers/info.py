@@ -112,12 +112,24 @@ def month_start(now: float) -> float:
 
 @group_command
 async def cmd_top(asked: Asked) -> None:
+    """The current season by what each won in it (all-time when the chat plays without
+    seasons); ``/top all`` (``всё``) all-time by chips, ``/top month`` this calendar month."""
     rt, args = asked.rt, asked.args
+    word = args[0].lower().replace("ё", "е") if args else ""
     month = {t("top-arg_month", lang) for lang in LANGUAGES}  # /top month, in either language
-    period = "month" if args and args[0].lower() in month else "all"
-    since = month_start(rt.service.clock()) if period == "month" else None
-    rows = await rt.service.leaderboard(asked.chat.id, since=since, limit=10)
-    await asked.say(render.leaderboard(rows, asked.lang, period=period))
+    everything = {t("top-arg_all", lang).replace("ё", "е") for lang in LANGUAGES}
+    if word in month:
+        since = month_start(rt.service.clock())
+        rows = await rt.service.leaderboard(asked.chat.id, since=since, limit=10)
+        await asked.say(render.leaderboard(rows, asked.lang, period="month"))
+        return
+    top = None if word in everything else await rt.service.season_top(asked.chat.id, limit=10)
+    if top is not None:
+        await asked.say(render.season_top(top, asked.lang))
+        return
+    rows = await rt.service.leaderboard(asked.chat.id, limit=10)
+    champion = await rt.service.champion(asked.chat.id)
+    await asked.say(render.leaderboard(rows, asked.lang, period="all", champion=champion))
 
 
 @group_command

@@ -25,6 +25,7 @@ from bot.render.notices import notice, switched
 from bot.render.outcomes import replies, toast
 from bot.render.refusals import refusal, setting_refusal
 from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
+from bot.render.seasons import season_podium, season_top
 from bot.render.settings import settings_menu
 from bot.render.tables import announce, table, turn_mention
 
@@ -52,6 +53,8 @@ __all__ = [
     "replies",
     "result",
     "rules_text",
+    "season_podium",
+    "season_top",
     "session_end",
     "setting_refusal",
     "settings_menu",

@@ -23,6 +23,7 @@ from storage.sql.games import GameQueries, GameReads, GameWrites
 from storage.sql.ledger import LedgerQueries, LedgerReads, LedgerWrites
 from storage.sql.notices import NoticeReads, NoticeWrites
 from storage.sql.screens import ScreenQueries, ScreenReads, ScreenWrites
+from storage.sql.seasons import SeasonReads, SeasonWrites
 from storage.sql.stats import StatsQueries, StatsWrites
 
 
@@ -37,6 +38,7 @@ class Transaction(
     LeaseWrites,
     DeadlineWrites,
     NoticeWrites,
+    SeasonWrites,
     ChatReads,
     GameReads,
     LedgerReads,
@@ -45,6 +47,7 @@ class Transaction(
     LeaseReads,
     DeadlineReads,
     NoticeReads,
+    SeasonReads,
 ):
     """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
     backend provides `_rows`, `_execute` and `_executemany`."""
@@ -63,6 +66,7 @@ class Storage(
     LeaseReads,
     DeadlineReads,
     NoticeReads,
+    SeasonReads,
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
     Writes happen only through `transaction()`."""

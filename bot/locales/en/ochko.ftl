@@ -259,7 +259,7 @@ cmd-endgame = end the game (host, banker, admin)
 cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
 cmd-odds-private = the odds of a bust and of 21 on the next card
 cmd-balance = my chips
-cmd-top = the chat's leaderboard
+cmd-top = the season's leaderboard (/top all — all-time)
 cmd-stats = my statistics
 cmd-chart = my chips over time (reply to someone: theirs)
 cmd-rules = the rules of the game [rule set]
@@ -591,3 +591,20 @@ settings-btn-notices = { $value ->
         [0] 📣 off
        *[other] 📣 { $value }/h
     }
+
+# --- Seasons with a champion (issue 31) ---
+# The word after /top that asks for the all-time table (typed, lower case).
+top-arg_all = all
+top-season = 🏆 <b>Season { $number }</b> · { $days }
+top-season-champion = 🏆 Champion of season { $season }: { $name }
+top-season-all = All-time: /top all
+season-ended = 🏁 <b>Season { $number } is over!</b> ({ $days })
+season-place = { $place } { $name } — <b>{ $net }</b>
+season-champion = 🏆 The champion is { $name }! The cup stands beside their name all next season.
+season-length-off = off
+season-length-week = week
+season-length-month = month
+settings-season = Seasons: { $value }
+settings-btn-season = 🏆 { $value }
+settings-tz = Time zone: UTC+{ $value }
+settings-btn-tz = +{ $value }

@@ -273,7 +273,7 @@ cmd-endgame = завершить игру (создатель, банкир, а�
 cmd-odds = шансы перебора и очка на следующей карте (в личку)
 cmd-odds-private = шансы перебора и очка на следующей карте
 cmd-balance = сколько у меня фишек
-cmd-top = лучшие игроки чата
+cmd-top = лучшие игроки сезона (/top всё — за всё время)
 cmd-stats = моя статистика
 cmd-chart = график моих фишек (ответом на сообщение — чужих)
 cmd-rules = правила игры [вариант]
@@ -621,3 +621,20 @@ settings-btn-notices = { $value ->
         [0] 📣 выкл
        *[other] 📣 { $value }/ч
     }
+
+# --- Seasons with a champion (issue 31) ---
+# The word after /top that asks for the all-time table (typed, lower case; «все» works too).
+top-arg_all = всё
+top-season = 🏆 <b>Сезон { $number }</b> · { $days }
+top-season-champion = 🏆 Чемпион сезона { $season }: { $name }
+top-season-all = За всё время: /top всё
+season-ended = 🏁 <b>Сезон { $number } окончен!</b> ({ $days })
+season-place = { $place } { $name } — <b>{ $net }</b>
+season-champion = 🏆 Чемпион — { $name }! Кубок будет стоять у имени весь следующий сезон.
+season-length-off = выкл
+season-length-week = неделя
+season-length-month = месяц
+settings-season = Сезоны: { $value }
+settings-btn-season = 🏆 { $value }
+settings-tz = Часовой пояс: UTC+{ $value }
+settings-btn-tz = +{ $value }
