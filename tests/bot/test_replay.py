@@ -263,5 +263,6 @@ def test_the_replay_labels_are_in_both_catalogs_with_their_marks() -> None:
         labels = replay_labels(lang)
         assert set(labels) == set(REPLAY_LABELS)
         assert all(text and "app-" not in text for text in labels.values()), labels
-        assert "{computed}" in labels["replay-hash_bad"] and "{committed}" in labels["replay-hash_bad"]
-        assert "{place}" in labels["replay-deal_bad"] and "{expected}" in labels["replay-deal_bad"]
+        hash_bad, deal_bad = labels["replay-hash_bad"], labels["replay-deal_bad"]
+        assert "{computed}" in hash_bad and "{committed}" in hash_bad
+        assert "{place}" in deal_bad and "{expected}" in deal_bad
