@@ -28,46 +28,44 @@ from rules.events import (
     Stood,
 )
 
-# The replay page's own words (the catalogs' app-<key> messages; static/replay.js asks for
-# exactly these). ``{name}`` marks are filled in by the page.
+# The replay page's own words (static/replay.js asks for each by its id less "app-"). The
+# page fills in their ``{mark}``s.
 REPLAY_LABELS = (
-    "replay-title",
-    "replay-proof",
-    "replay-checking",
-    "replay-holds",
-    "replay-fails",
-    "replay-hash_ok",
-    "replay-hash_bad",
-    "replay-deal_ok",
-    "replay-deal_bad",
-    "replay-bottom_bad",
-    "replay-count_bad",
-    "replay-no_proof",
-    "replay-no_crypto",
-    "replay-commitment",
-    "replay-salt",
-    "replay-order",
-    "replay-prev",
-    "replay-next",
-    "replay-first",
-    "replay-last",
-    "replay-step",
-    "replay-how",
-    "bank",
-    "banker",
-    "stake",
-    "result",
-    "dark_card",
-    "bottom",
+    "app-replay-title",
+    "app-replay-proof",
+    "app-replay-checking",
+    "app-replay-holds",
+    "app-replay-fails",
+    "app-replay-hash_ok",
+    "app-replay-hash_bad",
+    "app-replay-deal_ok",
+    "app-replay-deal_bad",
+    "app-replay-bottom_bad",
+    "app-replay-count_bad",
+    "app-replay-no_proof",
+    "app-replay-no_crypto",
+    "app-replay-commitment",
+    "app-replay-salt",
+    "app-replay-order",
+    "app-replay-prev",
+    "app-replay-next",
+    "app-replay-first",
+    "app-replay-last",
+    "app-replay-step",
+    "app-replay-how",
+    "app-bank",
+    "app-stake",
+    "app-dark_card",
+    "app-bottom",
 )
 # The marks the page fills in (passed to the catalogs as themselves: "{n}" stays "{n}").
-_MARKS = ("round", "n", "computed", "committed", "count", "place", "card", "expected", "total")
+_MARKS = ("round", "n", "computed", "committed", "place", "card", "expected", "total")
 
 
 @cache
 def replay_labels(lang: str) -> dict[str, str]:
     marks = {mark: "{" + mark + "}" for mark in _MARKS}
-    return {key: t(f"app-{key}", lang, **marks) for key in REPLAY_LABELS}
+    return {key.removeprefix("app-"): t(key, lang, **marks) for key in REPLAY_LABELS}
 
 
 def _name(s: render.Snapshot, player: int) -> str:

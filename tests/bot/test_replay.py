@@ -6,6 +6,7 @@ live page shows the whole deck hash before the first card."""
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -261,8 +262,21 @@ async def test_the_live_page_shows_the_whole_hash_before_the_first_card(
 def test_the_replay_labels_are_in_both_catalogs_with_their_marks() -> None:
     for lang in ("ru", "en"):
         labels = replay_labels(lang)
-        assert set(labels) == set(REPLAY_LABELS)
+        assert {f"app-{key}" for key in labels} == set(REPLAY_LABELS)
         assert all(text and "app-" not in text for text in labels.values()), labels
         hash_bad, deal_bad = labels["replay-hash_bad"], labels["replay-deal_bad"]
         assert "{computed}" in hash_bad and "{committed}" in hash_bad
         assert "{place}" in deal_bad and "{expected}" in deal_bad
+
+
+def test_the_replay_page_holds_no_words_and_asks_only_for_its_labels() -> None:
+    """Like the table's page (tests/bot/test_miniapp_labels.py): every word comes from the
+    server in the reader's language."""
+    static = Path(__file__).resolve().parents[2] / "bot" / "webapp" / "static"
+    script = (static / "replay.js").read_text(encoding="utf-8")
+    asked = set(re.findall(r'\b[LF]\("([\w-]+)"', script))
+    asked |= set(re.findall(r'"(replay-[a-z_]+)"', script))
+    assert {"replay-hash_bad", "replay-deal_bad", "replay-first", "bank"} <= asked
+    assert asked == set(replay_labels("en")), asked ^ set(replay_labels("en"))
+    for name in ("replay.js", "replay.html", "replay.css"):
+        assert not re.search(r"[\u0400-\u04FF]", (static / name).read_text(encoding="utf-8"))

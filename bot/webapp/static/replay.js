@@ -85,7 +85,7 @@
       return { state: "fails", lines: [{ check: "crypto", ok: false, text: L("replay-no_crypto") }] };
     }
     if (shown.decks.length !== revealed.length || shown.stray) {
-      add("count", false, F("replay-count_bad", { count: shown.decks.length, total: revealed.length }));
+      add("count", false, L("replay-count_bad"));
     }
     for (let i = 0; i < revealed.length; i += 1) {
       const n = i + 1;
@@ -96,7 +96,7 @@
       if (committed && computed === committed) add("hash", true, F("replay-hash_ok", { n }));
       else add("hash", false, F("replay-hash_bad", { n, computed, committed: committed || "—" }));
       const wrong = deck.dealt.findIndex((code, k) => k >= order.length || order[k] !== code);
-      if (wrong < 0) add("deal", true, F("replay-deal_ok", { n, count: deck.dealt.length }));
+      if (wrong < 0) add("deal", true, F("replay-deal_ok", { n }));
       else {
         const expected = wrong < order.length ? codeText(order[wrong]) : "—";
         add("deal", false, F("replay-deal_bad", { n, place: wrong + 1, card: codeText(deck.dealt[wrong]), expected }));
