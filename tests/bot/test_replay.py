@@ -7,7 +7,6 @@ live page shows the whole deck hash before the first card."""
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,16 +21,10 @@ from localbotapi import BotApiServer, FakeUser
 from localbotapi.webapp import init_data
 from rules.fairness import commitment
 from tests.bot.conftest import TOKEN, Harness, make_settings, start_harness, stop_harness
+from tests.bot.test_miniapp import free_port
 from tests.bot.test_rounds import PLANS, play_round
 
 PLAN = PLANS["classic36"]  # Аня banks 100; Борис 50 and 21 at once; Вика 25 and a dark 8; …
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Replays:
@@ -57,16 +50,22 @@ class Replays:
             return await r.text()
 
 
-@pytest.fixture
-async def replays(tmp_path: Path) -> AsyncIterator[Replays]:
+async def app_harness(tmp_path: Path, **settings: Any) -> tuple[Harness, int]:
+    """Four people in a group, and the bot serving its Mini App (as a group links to it)."""
     port = free_port()
-    settings = make_settings(
+    configured = make_settings(
         tmp_path,
         webapp_url=f"http://127.0.0.1:{port}/app/",
         webapp_short_name="table",
         webapp_port=port,
+        **settings,
     )
-    h = await start_harness(BotApiServer(flood_limits=False), settings, players=4)
+    return await start_harness(BotApiServer(flood_limits=False), configured, players=4), port
+
+
+@pytest.fixture
+async def replays(tmp_path: Path) -> AsyncIterator[Replays]:
+    h, port = await app_harness(tmp_path)
     try:
         async with aiohttp.ClientSession() as session:
             yield Replays(h, port, session)

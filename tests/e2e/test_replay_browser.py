@@ -8,7 +8,6 @@ the page needs no internet (Telegram's script is served by the stand-in, or miss
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,10 @@ from typing import Any
 import pytest
 
 from bot import deep_links
-from localbotapi import BotApiServer, FakeUser
+from localbotapi import FakeUser
 from localbotapi.webapp import init_data, launch_url, web_app_js
-from tests.bot.conftest import TOKEN, Harness, make_settings, start_harness, stop_harness
+from tests.bot.conftest import TOKEN, Harness, stop_harness
+from tests.bot.test_replay import app_harness
 from tests.bot.test_rounds import PLANS, play_round
 from tests.e2e.browser import Browser
 from tests.e2e.browser import browser as open_browser
@@ -26,13 +26,6 @@ from tests.e2e.browser import browser as open_browser
 pytestmark = pytest.mark.slow
 TELEGRAM_JS = "http://telegram.invalid/js/telegram-web-app.js"
 Tamper = Callable[[dict[str, Any]], None]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -43,15 +36,7 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    port = free_port()
-    settings = make_settings(
-        tmp_path,
-        webapp_url=f"http://127.0.0.1:{port}/app/",
-        webapp_short_name="table",
-        webapp_port=port,
-        webapp_telegram_js=TELEGRAM_JS,
-    )
-    h = await start_harness(BotApiServer(flood_limits=False), settings, players=4)
+    h, _ = await app_harness(tmp_path, webapp_telegram_js=TELEGRAM_JS)
     try:
         yield h
     finally:
