@@ -103,6 +103,7 @@ class Screens:
                 if self.app_url and self.app_short_name and self.bot_username
                 else ""
             ),
+            app_name=self.app_short_name if self.app_url and self.bot_username else "",
         )
 
     def table(self, view: View) -> render.Rendered:

@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 async def cmd_help(asked: Asked) -> None:
     private = not asked.in_group
     sections = asked.rt.help_sections(asked.lang, private=private)
-    await asked.say(render.help_text(sections, asked.lang, private=private))
+    replay = bool(asked.rt.settings.webapp_url)
+    await asked.say(render.help_text(sections, asked.lang, private=private, replay=replay))
 
 
 @command
@@ -223,7 +224,10 @@ async def cmd_verify(asked: Asked) -> None:
     asked_round = None if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
     round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
-    await asked.say(text_)
+    # And the round replayed in the Mini App, which checks the same proof in the page.
+    snap = rt.delivery.screens.snapshot(await stored_view(rt, stored), lang)
+    row = render.replay_row(snap, round_no, private=not asked.in_group) if shuffles else []
+    await asked.say(text_, InlineKeyboardMarkup([row]) if row else None)
 
 
 @command

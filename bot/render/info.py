@@ -23,16 +23,23 @@ from storage.models import LeaderboardRow, PlayerStats
 
 
 def help_text(
-    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], lang: str, *, private: bool
+    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]],
+    lang: str,
+    *,
+    private: bool,
+    replay: bool = False,
 ) -> str:
     """/help: how a game starts and whose turn it is, where the rules are, then the chat's
     menu (the command table's, `bot.commands.sections`: the same commands ``set_my_commands``
-    gets, in its order) in groups of (title, (command, description) pairs)."""
+    gets, in its order) in groups of (title, (command, description) pairs). ``replay``: the
+    bot offers its Mini App, where /verify's button replays a round and checks its deck."""
     header = t("help-header_private" if private else "help-header_group", lang)
     start = t("help-start_private" if private else "help-start", lang)  # there: «come here»
     lines = [header, start, t("help-rules", lang)]
     for title, entries in sections:
         lines += ["", title, *(f"/{name} — {desc}" for name, desc in entries)]
+    if replay:
+        lines += ["", t("help-verify_app", lang)]
     lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
 
