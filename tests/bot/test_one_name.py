@@ -226,7 +226,7 @@ BANNED = {
         (r"\b[Bb]roken\b", 'the bank is "cleaned out" ("broken" reads as a fault)'),
         (r"\bAsked by\b", 'the confirmation speaks to whoever asked: "Ann, end the game?"'),
         # The second pass (issue #30): one name for each thing everywhere, not only on the table.
-        (r"(?<!/)\b[Bb]alance\b", 'a player\'s chips are "chips" (💰); "balance" named two numbers'),
+        (r"(?<!/)\b[Bb]alance\b", 'a player\'s chips are "chips" (💰): "balance" meant two'),
         (r"\bwhoever opened\b", 'whoever opened the table is the "host"'),
         (r"\b[Tt]wenty-one\b", '21 is written "21", as on the result and in the rules'),
     ],
