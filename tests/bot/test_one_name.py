@@ -198,6 +198,9 @@ BANNED = {
         (r"\bвне игры\b", "a round sat out is «раунд пропущен», as «пропускает» on the table"),
         (r"[Вв]тёмную\s+—\s+карта", "an adverb is no noun: «карта втёмную»"),
         (r"\bназыва\w*\s+банк|\bбанк\s+не\s+называ", "the bank is «назначить», one verb"),
+        # The second pass (issue #30): one name for each thing everywhere, not only on the table.
+        (r"\bбаланс\w*", "a player's chips are «фишки» (💰); «баланс» named two numbers"),
+        (r"\bтот,? кто (?:его |стол )?открыл", "whoever opened the table is «создатель стола»"),
     ],
     "en": [
         (r"\b[Pp]resets?\b", 'the rule set is "rule set"'),
@@ -222,6 +225,10 @@ BANNED = {
         (r"\bnam(?:e|es|ed|ing) the bank\b", 'the banker "sets the bank"'),
         (r"\b[Bb]roken\b", 'the bank is "cleaned out" ("broken" reads as a fault)'),
         (r"\bAsked by\b", 'the confirmation speaks to whoever asked: "Ann, end the game?"'),
+        # The second pass (issue #30): one name for each thing everywhere, not only on the table.
+        (r"(?<!/)\b[Bb]alance\b", 'a player\'s chips are "chips" (💰): "balance" meant two'),
+        (r"\bwhoever opened\b", 'whoever opened the table is the "host"'),
+        (r"\b[Tt]wenty-one\b", '21 is written "21", as on the result and in the rules'),
     ],
 }
 # Entries in other hands (the refusals' and /lang's texts, issue #25's other part): to be aligned
@@ -310,6 +317,11 @@ def test_no_replaced_name_comes_back(lang: str) -> None:
         ("en", "The banker is naming the bank now"),
         ("en", "💥 The bank is broken!"),
         ("en", "🏁 End the game? Asked by Ann."),
+        ("ru", "📈 Аня: в этом чате ещё нет истории баланса"),
+        ("ru", "Закрыть стол может тот, кто его открыл (Аня), или админ группы."),
+        ("en", "📈 Ann: no balance history in this chat yet"),
+        ("en", "Only whoever opened the table (Ann) or a group admin can close it."),
+        ("en", "✅ twenty-one"),
     ],
 )
 def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
@@ -340,6 +352,9 @@ def test_the_banned_names_are_caught(lang: str, wrong: str) -> None:
         ("en", "betting the whole bank is “va-bank”."),
         ("en", "The bank is cleaned out!"),
         ("en", "🏁 Ann, end the game?"),
+        ("en", "/balance — my chips"),
+        ("ru", "Закрыть стол может только его создатель (Аня) или админ группы."),
+        ("en", "Only the host (Ann) or a group admin can close the table."),
     ],
 )
 def test_legitimate_words_pass(lang: str, right: str) -> None:
@@ -439,3 +454,20 @@ def test_the_private_help_does_not_send_to_the_private_chat(lang: str) -> None:
     assert "/hand — " in text  # still offered, with its private description
     group = plain(render.help_text(commands.sections(lang, private=False), lang, private=False))
     assert plain(i18n.t("cmd-hand", lang)) in group
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_fallback_refusals_show_a_way_forward(lang: str) -> None:
+    """A refusal with no particulars (the engine gave no phase, no rounds, no name) still says
+    where to look: the table, the rules or a new game — never a bare «нельзя» (issue #30)."""
+    ways = {
+        "wrong_phase": "/table",
+        "cannot_pass_bank": "/rules",
+        "foreign_game": "/table",
+        "stale_button": "/table",
+        "game_over": "/newgame",
+        "illegal_action": "/table",
+        "generic": "/table",
+    }
+    for code, way in ways.items():
+        assert way in render.refusal(code, {}, lang), (code, lang)

@@ -283,7 +283,7 @@ async def test_cancel_after_the_start_points_to_endgame(harness: Harness) -> Non
     await harness.say(a, "/newgame classic36")
     await harness.say(b, "/join")
     assert await answer_to(harness, 1, "/cancel") == (
-        "Закрыть стол может тот, кто его открыл (Аня), или админ группы."
+        "Закрыть стол может только его создатель (Аня) или админ группы."
     )
     await harness.say(a, "/deal")
     said = await answer_to(harness, 0, "/cancel")

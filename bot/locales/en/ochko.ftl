@@ -27,7 +27,7 @@ lobby-preset = Rule set: <b>{ $preset }</b>
 lobby-players = Players ({ $count } of { $maximum }):
 lobby-empty = Nobody yet — press “{ btn-join }”.
 lobby-creator = host
-lobby-private_hint = ✉ — cards come in the private chat. Everyone else: open a private chat with the bot, and until then check your cards with “{ btn-peek }”.
+lobby-private_hint = ✉ — gets cards privately. Everyone else: send the bot a message; until then, check your cards with “{ btn-peek }”.
 lobby-need_more = { $count ->
         [one] Need { $count } more player to start.
        *[other] Need { $count } more players to start.
@@ -41,7 +41,7 @@ btn-cancel = ✖ Cancel
 btn-open_private = ✉ Get cards privately
 btn-bank_amount = 🏦 { $amount }
 btn-bank_all = 🏦 All in: { $amount }
-btn-decline_bank = 🙅 Don't bank
+btn-decline_bank = 🙅 Decline the bank
 btn-stake = { $amount }
 btn-va_bank = Whole bank { $amount }
 btn-stake_max = Max { $amount }
@@ -77,18 +77,18 @@ status-staked = waiting
 status-on_turn = ⏳ their turn
 status-stood = ✋ stands
 status-bust = 💥 bust
-status-twenty_one = ✅ twenty-one
+status-twenty_one = ✅ 21
 status-golden = 🏆 two aces
 status-natural = ✅ natural 21
 status-won = ✅ won
 status-lost = ❌ lost
 status-out = 💤 sits out
 status-leaving = 🚪 leaving after the round
-prompt-bank = 👉 { $name }: bank up to { $maximum }
+prompt-bank = 👉 { $name }: set the bank, up to { $maximum }
 prompt-stake = 👉 { $name }: bet up to { $maximum }
 prompt-draw = 👉 { $name }: hit or stand?
 prompt-banker = 👉 🏦 { $name }: hit or stand?
-prompt-round_over = 🏁 The round is over — the result is below.
+prompt-round_over = 🏁 The round is over — results below.
 prompt-ended = 🏁 The game is over.
 result-header = 🏁 <b>Round { $round }: showdown</b>
 result-banker = 🏦 Banker { $name }: { $cards } — <b>{ $total }</b>
@@ -133,12 +133,12 @@ refusal-no_round = This game has no round { $round }. { $played ->
        *[other] { $played } rounds played so far.
     }
 refusal-none_yet = 🔒 Nothing to check yet: a round's deck can be checked after the showdown.
-verify-legacy = Round { $round } was dealt before the bot showed the deck's hash.
-verify-no_game = There is no game whose deck could be checked.
+verify-legacy = Round { $round } was dealt before the bot began showing deck hashes.
+verify-no_game = There's no game here with a deck to check.
 cmd-verify = check a round's deck [round number]
 end-header = 🏁 <b>Game over</b>
 end-reason-ended = The game was ended.
-end-reason-all_dealt = Everyone has been the banker.
+end-reason-all_dealt = Everyone has had a turn as banker.
 end-reason-no_players = No players with chips are left.
 end-reason-no_banker = Nobody can hold the bank.
 end-reason-other = The game is over.
@@ -170,11 +170,11 @@ peek-not_playing = You are not in the game
 news-twenty_one = ✅ { $name }: 21! +{ $paid }
 news-golden = 🏆 { $name }: two aces! +{ $paid }
 news-bust = 💥 { $name }: bust, { $total }
-news-bank_broken = 💥 The bank is cleaned out! { $name } no longer holds the bank.
+news-bank_broken = 💥 The bank is cleaned out! { $name } is no longer the banker.
 news-bank_passed = 🔁 The bank passes to { $name }
 news-bank_declined = 🙅 { $old } declines the bank — it passes to { $name }
 news-bank_nobody = 🔁 Nobody can take the bank
-news-banker_lot = 🎲 { $name } is the banker, drawn by lot
+news-banker_lot = 🎲 The lot makes { $name } the banker
 news-bank_set = 🏦 { $name } sets the bank at { $amount }
 news-joined = 🪑 { $name } takes a seat
 news-left = 🚪 { $name } leaves the table
@@ -190,9 +190,9 @@ news-banker_turn = 🏦 Banker { $name } draws
 news-dark = 🌑 { $name } takes a card blind
 news-session_ended = 🏁 The game is over
 refusal-not_your_turn = It's not your turn.
-refusal-wrong_phase = Not now — the game is at another stage.
-refusal-amount_out_of_range = Choose from { $minimum } to { $maximum }.
-refusal-amount_none = You can't bet now: the bank is already fully covered by other stakes, or you have no chips.
+refusal-wrong_phase = Not at this stage of the game — see the table: /table.
+refusal-amount_out_of_range = Pick an amount from { $minimum } to { $maximum }.
+refusal-amount_none = You can't bet now: other stakes already cover the whole bank, or you have no chips.
 refusal-cannot_afford = Not enough chips: you have { $balance }, so you can bet at most { $maximum }.
 refusal-cannot_afford_fine = Your chips must cover the fine too: you have { $balance }, so you can bet at most { $maximum }.
 refusal-too_many_cards = { $maximum ->
@@ -201,12 +201,12 @@ refusal-too_many_cards = { $maximum ->
     }
 refusal-deck_exhausted = The deck has run out.
 refusal-option_disabled = This rule set doesn't allow that — see /rules.
-refusal-cannot_pass_bank = The bank can't be passed now.
+refusal-cannot_pass_bank = You can't pass the bank now — /rules says when.
 refusal-cannot_pass_bank_rounds = You can pass the bank after holding it for { $rounds ->
         [one] { $rounds } round
        *[other] { $rounds } rounds
     } — { $played } of { $rounds } played so far.
-refusal-game_over = The game is already over.
+refusal-game_over = The game is already over. New game: /newgame
 refusal-not_seated = You're not at the table — press “{ btn-join }” or type /join.
 refusal-already_seated = You are already seated.
 refusal-table_full = The table is full: { $seats ->
@@ -223,14 +223,14 @@ refusal-not_enough_players_more = { $missing ->
     } to start — invite someone to the table (“{ btn-join }” or /join).
 refusal-invalid_variant = These settings don't go together.
 refusal-illegal_action = That's not allowed now — the table's buttons show what you can do (/table).
-refusal-stale_button = This button is out of date — use the latest table.
-refusal-foreign_game = This button belongs to another game.
+refusal-stale_button = This button is out of date — use the latest table (/table).
+refusal-foreign_game = This button belongs to another game — the current table: /table.
 refusal-no_game = No game in this chat. Start one: /newgame
 refusal-not_allowed = Only the host, the banker or an admin can do that.
-refusal-private_needed = Open a private chat with the bot first — your cards go there.
+refusal-private_needed = Send the bot a private message first — your cards go there.
 refusal-bad_amount = The amount must be a whole number from { $minimum } to { $maximum }.
-refusal-bad_amount_plain = A positive whole number is needed.
-refusal-game_exists = A game is already on in this chat: /table
+refusal-bad_amount_plain = Enter a positive whole number.
+refusal-game_exists = A game is already running in this chat: /table
 refusal-user_game_limit = { $limit ->
         [one] You're already playing at { $limit } table — that's the limit.
        *[other] You're already playing at { $limit } tables — that's the limit.
@@ -253,11 +253,11 @@ cmd-stand = take no more cards
 cmd-dark = take a card blind
 cmd-passbank = pass the bank, or decline it
 cmd-table = show the table again
-cmd-hand = send my cards to the private chat
-cmd-hand-private = send my cards again
+cmd-hand = send me my cards privately
+cmd-hand-private = send me my cards again
 cmd-endgame = end the game (host, banker, admin)
-cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
-cmd-odds-private = the odds of a bust and of 21 on the next card
+cmd-odds = your odds of a bust or 21 on the next card (sent privately)
+cmd-odds-private = your odds of a bust or 21 on the next card
 cmd-balance = my chips
 cmd-top = the season's leaderboard (/top all — all-time)
 cmd-stats = my statistics
@@ -273,16 +273,16 @@ rules-unknown = No such rule set. Known: { $presets }
 rules-running = 🎲 The rules of the running game.
 rules-chat_overrides = ⚙ With this chat's settings.
 rules-part-play = 🎯 <b>How to play</b>
-rules-goal = You play against the banker: score more, but not over 21 (a bust).
+rules-goal = Beat the banker: score more, but not over 21 — that's a bust.
 rules-compare = Higher than the banker wins, lower loses, equal is a push.
 rules-banker_last = The banker draws last; if they bust, all who didn't bust win.
 rules-banker_first = The banker draws first, in secret.
 rules-no_fine = 💥 A bust loses your stake to the bank.
-rules-fine = 💥 A bust: your stake and { $percent ->
-        [100] a fine equal to it
-       *[other] a fine of { $percent }% of it
-    } go to the bank.
-rules-both_bust = A banker's bust pays double to all who did not bust; those who busted too get their stake back.
+rules-fine = 💥 A bust loses your stake to the bank, plus { $percent ->
+        [100] a fine equal to it.
+       *[other] a fine of { $percent }% of it.
+    }
+rules-both_bust = If the banker busts, all who did not bust win double (50 → +100); those who busted too push.
 rules-hidden = 🂠 Others' cards stay hidden until the showdown; only you see yours.
 rules-draw = Your turn: “{ btn-hit }” for a card, “{ btn-stand }” to stop. At most { $count ->
         [one] { $count } card
@@ -335,7 +335,7 @@ rules-pass-voluntary = After holding the bank for { $rounds ->
        *[other] { $rounds } rounds
     }, the banker may pass it: “{ btn-pass_bank }” or /passbank.
 rules-end_chips = 🏁 The game goes on until someone ends it (/endgame) or only one player has chips left.
-rules-end_all_dealt = 🏁 The game ends when everyone has been the banker.
+rules-end_all_dealt = 🏁 The game ends once everyone has had a turn as banker.
 rules-others = Other rule sets: { $presets }
 balance-line = 💰 { $name }: <b>{ $amount }</b>
 top-header = 🏆 <b>Leaderboard</b> { $period }
@@ -387,7 +387,7 @@ stats-win_rate = Win rate: { $percent }%
 chart-title = { $name }: chips
 chart-axis_balance = Chips
 chart-caption = 📈 { $name }: now <b>{ $amount }</b> (started at { $start }, net { $net })
-chart-none = 📈 { $name }: no balance history in this chat yet — play a round.
+chart-none = 📈 { $name }: no chip history in this chat yet — play a round.
 chart-failed = Couldn't draw the chart. Please try again later.
 settings-header = ⚙ <b>Chat settings</b>
 settings-preset = Rule set: <b>{ $preset }</b>
@@ -412,27 +412,27 @@ house-name = Banker bot
 turn-mention = 👉 { $mention }, your turn — the buttons are on the table above.
 pressed-done = ✅ Already done.
 turn-warning = ⏳ Your turn: { $seconds } s left.
-reply-pointer = 📬 { $name }: the answer is in your private chat with the bot.
+reply-pointer = 📬 { $name }: answer sent to your private chat.
 cooldown = ⏳ Slow down: try again in { $seconds } s.
 game-cancelled = ✖ The game was cancelled.
 game-cancelled_by = ✖ { $name } cancelled the game.
 game-ended_by = 🏁 { $name } ended the game.
 lobby-expired = ⌛ The table closed: nobody started the game in time.
-game-expired = ⌛ The game closed: nobody played for too long.
+game-expired = ⌛ Game closed: nobody has played for a long time.
 private-opened = ✉ Private chat open — your cards will come here.
 lang-switched = Language: English 🇬🇧
 lang-usage = Language: /lang ru or /lang en
-group_only = This command works in a group.
+group_only = This command works only in a group.
 private_several = You're playing in several games — use the buttons under your cards, or type the command in the group.
 error-internal = Something went wrong. Please try again.
 joined = You're seated ✅
-hand_in_group = Type /hand in the group where you play — the cards will come here.
+hand_in_group = Type /hand in the group where you play — your cards will come here.
 unknown_preset = No rule set called { $name }. Known: { $known }
 
 ## Friday details: /endgame confirmation, the game's end, /rules of the running game, /chart axes
 endgame-confirm =
     🏁 { $name }, end the game?
-    Stakes in the current round will be returned; the totals come in one message.
+    This round's stakes go back to the players; the totals follow in one message.
     Only you can confirm — { $seconds } s.
 btn-endgame_yes = 🏁 Yes, end it
 btn-endgame_no = ↩ Keep playing
@@ -475,7 +475,7 @@ cmd-cancel = close the table before the game starts
 settings-btn-preset = { $value }
 private-no_game = You're not at any table right now. Games are played in groups: /newgame opens a table.
 private-unknown_command = No such command. All commands: /help
-private_only = This command works in the private chat with the bot.
+private_only = This command works only in the private chat with the bot.
 balance-private_header = 💰 <b>Your chips</b> (each chat has its own):
 balance-private_line = • { $chat }: <b>{ $amount }</b>
 balance-private_line_untitled = • an unavailable chat: <b>{ $amount }</b>
@@ -485,10 +485,10 @@ balance-private_none = 💰 You have not played in any chat yet. Add the bot to 
 btn-stake_uncovered = ⚠ { $label }
 btn-resume = ▶ Resume
 prompt-stake_cover = ⚠ the bank guarantees only { $cover }
-prompt-paused = ⏸ Paused: nobody has played since the round began. It is { $name }'s turn; press “{ btn-resume }” or play.
+prompt-paused = ⏸ Paused: nobody has played since the round began. It's { $name }'s turn: press “{ btn-resume }” or make a move.
 prompt-paused_between = ⏸ Paused: nobody played this round, so the next one will not start by itself. Press “{ btn-next }” or /next.
-prompt-next_round_in = ⏱ The next round starts by itself in { $seconds } s, or now: “{ btn-next }” or /next.
-prompt-next_round = The next round starts by itself, or now: “{ btn-next }”.
+prompt-next_round_in = ⏱ Next round in { $seconds } s — or now: “{ btn-next }” or /next.
+prompt-next_round = The next round starts by itself — or now: “{ btn-next }”.
 pay-win_short = <b>+{ $amount }</b> of { $due }: the bank ran dry
 pay-push_dry = push: the bank is empty, so the { $due } won can't be paid
 news-paid_short = (of { $due }: the bank ran dry)
@@ -496,7 +496,7 @@ refusal-range_bank = The bank is a whole number from { $minimum } to { $maximum 
 refusal-range_stake = A stake is a whole number from { $minimum } to { $maximum }: /bet and the amount.
 refusal-not_your_turn_name = Not your turn — it's { $turn_name }'s.
 refusal-wrong_phase_at = { $phase ->
-        [lobby] The game has not started: first “{ btn-start }” or /deal.
+        [lobby] The game has not started yet: press “{ btn-start }” or /deal.
         [bank] The banker is setting the bank — please wait.
         [round_over] The round is over. Next: “{ btn-next }” or /next.
        *[other] The round is still on — try again when it ends.
@@ -504,15 +504,15 @@ refusal-wrong_phase_at = { $phase ->
 refusal-cannot_pass_bank_banker = Only the banker can pass the bank — that's { $banker_name } now.
 refusal-cannot_pass_bank_never = In this rule set the banker can't pass the bank at will.
 refusal-admins_only = Only the group's admins can do this.
-refusal-not_paused = The game isn't paused — it's waiting for someone's turn.
+refusal-not_paused = The game isn't paused — it's waiting for a move.
 joined_next = You're seated ✅ A round is under way — you'll play from the next one.
 joined-private = Your cards come in the private chat with @{ $bot } — open it.
-end-reason-expired = Nobody played for too long.
+end-reason-expired = Nobody has played for a long time.
 end-reason-unreachable = The bot can no longer write to this chat.
 end-declined = Turned the bank down: { $names }
 end-broke = Out of chips: { $names }
 end-dealt = Banked already: { $names }
-settings-invalid-dark_draw = in this rule set the banker draws first, so blind cards are not played
+settings-invalid-dark_draw = in this rule set the banker draws first, so there are no blind cards
 settings-invalid-ace_low = with face cards at 10, an ace already counts as 1 or 11
 held-bank_note = ({ $bank } of it in the bank)
 ## Mini App page: the page's own words (bot/webapp/view.py: LABELS), then the server's answers and the ways in
@@ -560,12 +560,12 @@ refusal-banker_no_stake = The banker doesn't bet — the bank covers every stake
 refusal-banker_no_dark = The banker can't take a blind card: /hit for another card, /stand to stop.
 refusal-leaving_already = You're already leaving at the end of this round.
 refusal-cancel_started = The game has started, and /cancel works only before the first deal. To end the game: /endgame.
-refusal-cancel_creator = Only whoever opened the table ({ $creator_name }) or a group admin can close it.
+refusal-cancel_creator = Only the host ({ $creator_name }) or a group admin can close the table.
 refusal-lang_group_admins = Only admins change the group's language. Your own: /lang ru or /lang en in the private chat with the bot.
 lang-group_switched = Group language: English 🇬🇧
 help-start = How to start: /newgame → “{ btn-join }” → “{ btn-start }”. The banker is drawn by lot, then players take turns in seat order: 👉 shows whose turn it is, and the buttons come to the private chat.
 help-start_private = How to start: in a group, /newgame → “{ btn-join }” → “{ btn-start }”. The banker is drawn by lot, then players take turns in seat order: 👉 shows whose turn it is. Your cards and turn buttons will come here.
-help-rules = 📜 The rules, for newcomers: /rules
+help-rules = 📜 New to the game? /rules
 help-section-table = 🪑 <b>The table</b>
 help-section-turn = 🃏 <b>Your turn</b>
 help-section-chips = 💰 <b>Chips and the deck check</b>
