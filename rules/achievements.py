@@ -68,7 +68,9 @@ def candidates(event: RoundSettled, starting: int) -> tuple[list[int], list[int]
     if banker_net(event) > 0:
         won.append(event.banker)
     played = {event.banker, *(r.player for r in event.results if r.outcome != "out")}
-    rich = [p for p, chips in chips_after(event).items() if p in played and chips >= 2 * starting > 0]
+    rich = [
+        p for p, chips in chips_after(event).items() if p in played and chips >= 2 * starting > 0
+    ]
     return won, rich
 
 
