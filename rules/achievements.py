@@ -104,10 +104,10 @@ def earned(
     staked = [r for r in event.results if r.outcome != "out"]
     for r in staked:
         codes = found[r.player] = _hand(r.cards, variant, dark=r.dark)
-        won = r.outcome == "win" and r.net > 0
+        paid = r.outcome == "win" and r.net > 0
         for code, feat in (
-            ("va_bank", won and r.whole_bank),
-            ("all_chips", won and r.all_in),
+            ("va_bank", paid and r.whole_bank),
+            ("all_chips", paid and r.all_in),
             ("bank_broken", r.broke_bank),
             ("big_win", starting > 0 and r.net >= starting),
         ):
@@ -119,8 +119,8 @@ def earned(
         banker.append("swept")
     if starting > 0 and banker_net(event) >= starting:
         banker.append("big_win")
-    won, rich = candidates(event, starting)
-    for person in won:
+    winners, rich = candidates(event, starting)
+    for person in winners:
         if history.get(person, History()).streak >= STREAK:
             found.setdefault(person, []).append("streak")
     for person in rich:
