@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from storage.errors import StorageError
+from storage.sql.achievements import AchievementReads, AchievementWrites
 from storage.sql.chat_migration import ChatMigration
 from storage.sql.chats import ChatReads, ChatWrites
 from storage.sql.claims import LeaseReads, LeaseWrites
@@ -35,6 +36,7 @@ class Transaction(
     ChatMigration,
     LeaseWrites,
     DeadlineWrites,
+    AchievementWrites,
     ChatReads,
     GameReads,
     LedgerReads,
@@ -42,6 +44,7 @@ class Transaction(
     ScreenReads,
     LeaseReads,
     DeadlineReads,
+    AchievementReads,
 ):
     """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
     backend provides `_rows`, `_execute` and `_executemany`."""
@@ -59,6 +62,7 @@ class Storage(
     ScreenQueries,
     LeaseReads,
     DeadlineReads,
+    AchievementReads,
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
     Writes happen only through `transaction()`."""
