@@ -14,6 +14,7 @@ from bot.render.common import (
     MEDALS,
     Rendered,
     Snapshot,
+    achievement_title,
     action_rows,
     bold_name,
     clip,
@@ -83,6 +84,7 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
         cards = codes_text(r.cards) or t("table-no_cards", lang)
         payment = _payment(r.stake, r.net, r.outcome, lang, r.due)
         body.append(t("result-row", lang, name=name, cards=cards, total=total, payment=payment))
+    body += earned_lines(s, settled.earned, lang)
     tail = [
         "",
         t("result-banker_net", lang, amount=signed(banker_net)),
@@ -108,6 +110,20 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     # A paused table carries the buttons itself.
     rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
     return Rendered(text_, inline_markup(rows))
+
+
+def earned_lines(s: Snapshot, earned: Sequence[tuple[int, str]], lang: str) -> list[str]:
+    """🏅 A person: the achievements this round earned them for the first time (one line a
+    person, in the order earned)."""
+    titles: dict[int, list[str]] = {}
+    for person, code in earned:
+        title = achievement_title(code, lang)
+        if title is not None:
+            titles.setdefault(person, []).append(title)
+    return [
+        t("result-achievement", lang, name=bold_name(s, person), titles=", ".join(names))
+        for person, names in titles.items()
+    ]
 
 
 def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:
