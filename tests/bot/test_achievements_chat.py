@@ -15,21 +15,15 @@ DECK = ["10S", "9S", "7H", "AS"]
 async def natural_round(h: Harness, *, first: bool) -> str:
     """A round in which Борис makes 21 with two cards (Вика stands on 9, Аня on 7); returns
     its result as the group sees it."""
-    anya, boris, vika = h.users[:3]
-    if first:
-        await h.say(anya, "/newgame classic36")
-        await h.say(boris, "/join")
-        await h.say(vika, "/join")
-        await h.say(anya, "/deal")
-    else:
-        await h.say(anya, "/next")
+    opening = [(0, "/newgame classic36"), (1, "/join"), (2, "/join"), (0, "/deal")]
+    moves = opening if first else [(0, "/next")]
+    for who, text in moves:
+        await h.say(h.users[who], text)
     if (await h.stored()).state["engine"]["phase"] == "bank":
-        await h.say(anya, "/bank 100")
-    await h.say(boris, "/bet 10")
-    await h.say(boris, "/hit")
-    await h.say(vika, "/bet 10")
-    await h.say(vika, "/stand")
-    await h.say(anya, "/stand")
+        await h.say(h.users[0], "/bank 100")
+    # Борис stakes and draws the ace, Вика stands on 9, Аня on 7.
+    for who, text in ((1, "/bet 10"), (1, "/hit"), (2, "/bet 10"), (2, "/stand"), (0, "/stand")):
+        await h.say(h.users[who], text)
     await h.deliver()
     results = [text for text in h.group_texts() if "вскрываемся" in text]
     return plain(results[-1])
@@ -63,20 +57,11 @@ async def test_announced_once_in_the_result_and_listed_by_stats(harness: Harness
 
 async def test_a_repeated_update_records_and_announces_nothing_twice(harness: Harness) -> None:
     h = harness
-    anya, boris, vika = h.users[:3]
+    boris = h.users[1]
     h.script(decks=[DECK], lots=[0])
-    await h.say(anya, "/newgame classic36")
-    await h.say(boris, "/join")
-    await h.say(vika, "/join")
-    await h.say(anya, "/deal")
-    await h.say(anya, "/bank 100")
-    await h.say(boris, "/bet 10")
-    await h.say(boris, "/hit")
-    await h.say(vika, "/bet 10")
-    await h.say(vika, "/stand")
-    await h.say(anya, "/stand")  # settles the round
-    await h.redeliver(h.processed[-1])  # Telegram sends the update again: it settles nothing twice
-    await h.deliver()
+    await natural_round(h, first=True)
+    # Telegram sends the update that settled the round (Аня's /stand) again: nothing twice.
+    await h.redeliver(h.processed[-1])
     results = [plain(t) for t in h.group_texts() if "вскрываемся" in t]
     assert len(results) == 1
     assert results[0].count("🏅 Борис: Очко с раздачи") == 1

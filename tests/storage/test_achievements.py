@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage import Achievement, Storage, StatsDelta
+from storage import Achievement, StatsDelta, Storage
 from tests.storage.conftest import FakeClock
 
 CHAT, OTHER = -100, -200
