@@ -1,4 +1,4 @@
-"""Step 15: achievements, each earned once per person and chat (rules/achievements.py), with
+"""Step 17: achievements, each earned once per person and chat (rules/achievements.py), with
 the round that earned it; stat_events read by person, for a winning streak."""
 
 from typing import Final
