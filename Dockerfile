@@ -12,7 +12,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     WEBHOOK_LISTEN=0.0.0.0 \
     WEBHOOK_PORT=8443 \
     WEBAPP_LISTEN=0.0.0.0 \
-    WEBAPP_PORT=8081
+    WEBAPP_PORT=8081 \
+    METRICS_LISTEN=0.0.0.0 \
+    METRICS_PORT=9102
 
 WORKDIR /app
 
@@ -42,11 +44,13 @@ USER 10001:10001
 # The only place the bot writes (the database, the heartbeat, matplotlib's font cache), so the
 # root file system can be mounted read-only (compose.yaml does).
 VOLUME ["/data"]
-# The webhook (WEBHOOK_URL set) and the Mini App (WEBAPP_URL set) listen on all interfaces
-# inside the container, each only when it is configured.
-EXPOSE 8443 8081
+# The webhook (WEBHOOK_URL set), the Mini App (WEBAPP_URL set) and the metrics with /healthz and
+# /readyz (METRICS_ENABLED, when the Mini App is off) listen on all interfaces inside the
+# container, each only when it is configured.
+EXPOSE 8443 8081 9102
 
-# Healthy while the event loop keeps touching its heartbeat file.
+# Healthy while the bot's /healthz answers (its web server runs: the Mini App or the metrics),
+# else while the event loop keeps touching its heartbeat file (bot/health.py).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-m", "bot.health"]
 

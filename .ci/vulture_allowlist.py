@@ -15,6 +15,7 @@ polling.CountedUpdates.do_process_update  # PTB's BaseUpdateProcessor.process_up
 settings.Settings.model_config  # pydantic-settings reads it
 settings.Settings._token_shape  # pydantic validators, registered by their decorators
 settings.Settings._upper
+settings.Settings._lower
 settings.Settings._empty_is_none
 settings.Settings._webhook_needs_secret
 settings.Settings._webapp_url

@@ -14,6 +14,10 @@ in-process to the local Bot API server's dispatcher, as in tests/bot).
 Latency is from the start of process_update to its return (the answerCallbackQuery is sent
 inside it); throughput counts delivery's work too (everything is drained before the clock
 stops). Run: .venv/bin/python benchmarks/bench_inprocess.py [--groups 20 --rounds 10]
+
+``--metrics on`` counts the metrics as METRICS_ENABLED does (`bot.metrics`; each update is
+counted as the update processor counts it, which process_update alone skips); ``--metrics
+both`` plays the same games without and then with them, and prints the CPU per action of each.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import cProfile
 import itertools
 import pstats
+import socket
 import sys
 import tempfile
 import time
@@ -46,6 +51,7 @@ from benchmarks._common import (
     machine,
     percentile,
 )
+from bot import metrics
 from bot.app import build_application, post_init, post_shutdown
 from bot.callbacks import Act, GameButton
 from bot.handlers.common import Runtime
@@ -96,6 +102,7 @@ class Bench:
     async def deliver(self, data: dict[str, Any], *, timed: bool = True) -> None:
         update = Update.de_json(data, self.app.bot)
         started = time.perf_counter()
+        metrics.update_received(update)  # (as CountedUpdates does; nothing while off)
         await self.app.process_update(update)
         if timed:
             self.latencies.append(time.perf_counter() - started)
@@ -227,6 +234,12 @@ def last_bot_message(chat: Chat) -> Message:
     return chat._messages[-1]
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 async def run(
     groups: int,
     rounds: int,
@@ -236,6 +249,7 @@ async def run(
     players: str,
     paced: bool,
     synchronous: str,
+    metered: bool = False,
 ) -> str:
     server = BotApiServer(flood_limits=False)
     bot = server.add_bot(TOKEN, username="ochko_bench_bot")
@@ -249,6 +263,8 @@ async def run(
         }
         if coalesce is not None:
             values["table_edit_gap"] = coalesce
+        if metered:
+            values.update(metrics_enabled=True, metrics_port=free_port())
         settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
         app = build_application(settings, request=OfflineRequest(server), rate_limiter=paced)
         await app.initialize()
@@ -267,7 +283,7 @@ async def run(
         profiler = cProfile.Profile() if profile else None
         if profiler is not None:
             profiler.enable()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         play = bench.play_fast if players == "fast" else bench.play
         played = await asyncio.gather(*(play(u, g, rounds) for u, g in tables))
         elapsed = time.perf_counter() - started
@@ -276,6 +292,7 @@ async def run(
         # during play included.
         await bench.rt.delivery.drain(timeout=DRAIN_SECONDS)
         drained = time.perf_counter() - started - elapsed
+        cpu = time.process_time() - cpu_started
         behind = bench.rt.delivery.lanes.pending()  # chats whose views wait for Telegram's pace
         if profiler is not None:
             profiler.disable()
@@ -299,6 +316,7 @@ async def run(
         f"max={max(lat) * 1000:.1f} ms api_calls={total_calls} "
         f"({total_calls / bench.actions:.2f}/action: {top}) errors={errors} "
         f"refused={bench.refused} bot={'paced' if paced else 'unpaced'} "
+        f"cpu={cpu / bench.actions * 1e6:.0f} µs/action metrics={'on' if metered else 'off'} "
         f"table_gap={settings.table_edit_gap}s synchronous={synchronous} "
         f"elapsed={elapsed:.1f}s drain={drained:.1f}s (views still behind: {behind} games) "
         f"[target ≥{TARGET_RATE:.0f}/s, p99 ≤{TARGET_P99_MS:.0f} ms: {verdict}] ({machine()})"
@@ -324,18 +342,26 @@ def main() -> None:
         default="FULL",
         help="SQLITE_SYNCHRONOUS (default: the bot's FULL)",
     )
-    args = parser.parse_args()
-    figures = run(
-        args.groups,
-        args.rounds,
-        args.table_gap,
-        args.dir,
-        args.profile,
-        args.players,
-        not args.unpaced,
-        args.synchronous,
+    parser.add_argument(
+        "--metrics",
+        choices=("off", "on", "both"),
+        default="off",
+        help="METRICS_ENABLED off, on, or one run of each (see the module docs)",
     )
-    print(asyncio.run(figures))
+    args = parser.parse_args()
+    for metered in {"off": [False], "on": [True], "both": [False, True]}[args.metrics]:
+        figures = run(
+            args.groups,
+            args.rounds,
+            args.table_gap,
+            args.dir,
+            args.profile,
+            args.players,
+            not args.unpaced,
+            args.synchronous,
+            metered,
+        )
+        print(asyncio.run(figures))
 
 
 if __name__ == "__main__":

@@ -5,12 +5,14 @@ The front end answers with the typed result at once and only then hands the vers
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from cachetools import LRUCache
 from telegram import User
 
+from bot import logs, metrics
 from bot.errors import AlreadyDone, Duplicate, Refused
 from bot.game_state import View, meta_of
 from bot.locks import KeyedLocks
@@ -87,9 +89,27 @@ class Actions:
     async def commit(self, request: Request) -> Outcome:
         """Run one command under the game's lock and commit it; raises the service's refusals
         (:class:`~bot.errors.Refused`, :class:`~bot.errors.Duplicate`,
-        :class:`~bot.errors.AlreadyDone`). Nothing is shown yet: see :meth:`publish`."""
+        :class:`~bot.errors.AlreadyDone`). Nothing is shown yet: see :meth:`publish`.
+        Every action, a person's or the bot's own, passes here once: counted by kind and
+        outcome (`bot.metrics`), its transaction timed."""
+        kind = request.command.kind
+        logs.bind(game=request.game_id)
         async with self.locks.hold(request.game_id):
-            return await self.service.act(request)
+            started = time.perf_counter()
+            try:
+                outcome = await self.service.act(request)
+            except Refused as refused:
+                metrics.action(kind, "refused", refused.code)
+                raise
+            except Duplicate:
+                metrics.action(kind, "ignored")
+                raise
+            except AlreadyDone:
+                metrics.action(kind, "repeated")
+                raise
+            metrics.committed(time.perf_counter() - started)
+            metrics.action(kind, "done")
+            return outcome
 
     async def perform(self, request: Request) -> Outcome:
         """Commit and hand on at once — for the bot's own actions and those answered only

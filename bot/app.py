@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from telegram import (
@@ -22,8 +22,8 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
-from bot import commands, event_loop, heap, logs
-from bot.handlers import endgame
+from bot import commands, event_loop, heap, logs, metrics
+from bot.handlers import endgame, seasons
 from bot.handlers.common import Runtime
 from bot.health import beat
 from bot.i18n import LANGUAGES
@@ -43,6 +43,9 @@ from bot.startup import (
     without_token,
 )
 from bot.transport import AiohttpRequest
+
+if TYPE_CHECKING:
+    from bot.monitor import Monitor
 from storage import Storage, StorageError, open_storage
 
 log = logging.getLogger("bot")
@@ -103,6 +106,7 @@ def build_application(
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()
     application.bot_data["settings"] = settings
+    application.bot_data["poll_pace"] = pace if request is None else None
     application.bot_data["clock"] = clock if clock is not None else Clock()
     commands.register(application)
     return application
@@ -139,8 +143,20 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     )
     timers, delivery, scheduler = rt.timers, rt.delivery, rt.scheduler
     application.bot_data["runtime"] = rt
+    # A game seen in a season arms the end of that season (`bot.handlers.seasons`).
+    delivery.followers.append(seasons.SeasonWatch(rt))
+    metrics.enable(settings.metrics_enabled)
+    # One process holds every chat (no leases): its "replica lease" is held while it runs.
+    metrics.replica_lease(rt.replica is None)
+    metrics.watch_lanes(delivery.lanes.backlogs)
+    if rt.replica is not None:
+        replica = rt.replica
+        metrics.watch_leases(lambda: len(replica.held()))
+    monitor = await _start_monitor(application, rt, settings)
     if settings.webapp_url:
-        await _start_miniapp(application, rt, settings)
+        await _start_miniapp(application, rt, settings, monitor)
+    elif monitor is not None:
+        await monitor.serve(settings.metrics_listen, settings.metrics_port)
     if rt.replica is not None:
         # Before anything is sent: the overall flood budget is shared from the first message.
         await rt.replica.heartbeat()
@@ -157,6 +173,8 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         await delivery.load(game_id)
     # Deadlines kept in the database beside the games' (an unanswered «end the game?»).
     rt.deadlines.kind(endgame.ASK_KIND, partial(endgame.ask_expired, rt))
+    # The end of each chat's season (its podium), armed by the games seen in it.
+    rt.deadlines.kind(seasons.KIND, partial(seasons.season_ended, rt))
     await rt.deadlines.restore()
     timers.start()
     if rt.replica is not None:
@@ -172,12 +190,37 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     await heartbeat()
     scheduler.every(("heartbeat",), HEARTBEAT_INTERVAL, heartbeat)
     scheduler.every(("prune",), PRUNE_INTERVAL, partial(prune_job, rt))
+    if monitor is not None:
+        monitor.start(scheduler)
     scheduler.start()
     log.info("started as @%s, %d timers re-armed", application.bot.username, timers.pending())
 
 
-async def _start_miniapp(
+async def _start_monitor(
     application: Application[Any, Any, Any, Any, Any, Any], rt: Runtime, settings: Settings
+) -> Monitor | None:
+    """/healthz, /readyz and /metrics (`bot.monitor`), when the bot runs a web server: the
+    Mini App's, or one of their own for the metrics."""
+    if not (settings.webapp_url or settings.metrics_enabled):
+        return None
+    from bot.monitor import Monitor  # aiohttp's web server: only when it is wanted
+
+    updater = application.updater
+    monitor = Monitor(
+        rt.storage,
+        replica=rt.replica,
+        updates_running=lambda: updater is not None and updater.running,
+        pace=None if settings.webhook_url else application.bot_data.get("poll_pace"),
+    )
+    application.bot_data["monitor"] = monitor
+    return monitor
+
+
+async def _start_miniapp(
+    application: Application[Any, Any, Any, Any, Any, Any],
+    rt: Runtime,
+    settings: Settings,
+    monitor: Monitor | None,
 ) -> None:
     """The Mini App's web server, in this process; the chats get their ways into it."""
     from bot.webapp.server import MiniApp  # aiohttp's web server: only when it is wanted
@@ -189,6 +232,9 @@ async def _start_miniapp(
         telegram_js=settings.webapp_telegram_js,
     )
     rt.delivery.followers.append(miniapp.live)
+    metrics.watch_pages(miniapp.live.open_pages)
+    if monitor is not None:
+        miniapp.mounts.append(monitor.mount)
     rt.delivery.screens.app_url = settings.webapp_url or ""
     rt.delivery.screens.app_short_name = settings.webapp_short_name or ""
     await miniapp.start(settings.webapp_listen, settings.webapp_port)
@@ -256,6 +302,9 @@ async def post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     miniapp = application.bot_data.pop("miniapp", None)
     if miniapp is not None:
         await miniapp.stop()  # no more presses from the pages, as no more updates come
+    monitor = application.bot_data.pop("monitor", None)
+    if monitor is not None:
+        await monitor.stop()
     # Nothing more runs by the clock: no turn times out, no lease is renewed meanwhile.
     await rt.scheduler.stop()
     # Replicas hand what is left to the others (with the chats' recent sends) rather than wait.
@@ -275,6 +324,9 @@ async def post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) 
     miniapp = application.bot_data.pop("miniapp", None)
     if miniapp is not None:  # a start that failed before post_stop
         await miniapp.stop()
+    monitor = application.bot_data.pop("monitor", None)
+    if monitor is not None:
+        await monitor.stop()
     await rt.scheduler.stop()
     await rt.delivery.stop()
     if rt.replica is not None:
@@ -291,7 +343,7 @@ def main() -> None:
             without_token()
         sys.exit(f"ochko: invalid settings: {describe_error(error)}")
     secrets = [s.get_secret_value() for s in (settings.bot_token, settings.webhook_secret) if s]
-    logs.configure_logging(settings.log_level, secrets)
+    logs.configure_logging(settings.log_level, secrets, settings.log_format)
     try:
         open_storage(settings.database_url)  # fail fast on an unknown DATABASE_URL
     except StorageError as error:

@@ -5,7 +5,10 @@ version the keyboard was drawn at; the service refuses it once the game has move
 decision that keyboard was drawn for. Settings buttons: ``s:<chat id>:<key>:<value>``.
 End confirmations: ``e:<game id>:<asker id>:<expires, unix time>:<y|n>`` — only the asker's
 press counts, and only until it expires (judged from the data itself, so it holds across a
-restart). Everything must fit Telegram's 64 bytes.
+restart). A call to play: ``n:sw`` switches the presser's notices of the group it is pressed in
+(the lobby, a result), ``n:join:<game id>`` seats him from a notice (the service checks he was
+sent one of that table), ``n:off:<chat id>`` stops the notices of that chat. Everything must
+fit Telegram's 64 bytes.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ _GAME = re.compile(
 _END = re.compile(
     r"^e:(?P<game>[1-9]\d{0,11}):(?P<user>[1-9]\d{0,15}):(?P<expires>[1-9]\d{0,11}):(?P<yes>[yn])$",
     re.ASCII,
+)
+_NOTICE = re.compile(
+    r"^n:(?:(?P<switch>sw)|join:(?P<game>[1-9]\d{0,11})|off:(?P<chat>-[1-9]\d{0,15}))$", re.ASCII
 )
 _SETTING = re.compile(
     r"^s:(?P<chat>-?[1-9]\d{0,15}):(?P<key>[a-z_]{1,24}):(?P<value>[A-Za-z0-9_-]{1,16})$", re.ASCII
@@ -94,6 +100,34 @@ class SettingButton:
 
     def encode(self) -> str:
         return _encode("s", self.chat_id, self.key, self.value)
+
+
+class NoticeAct(StrEnum):
+    SWITCH = "sw"  # in a group: the presser's notices of it, on or off
+    JOIN = "join"  # in a notice: seat me at that table
+    OFF = "off"  # in a notice: no more notices from that chat
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeButton:
+    """A call to play's button; ``target`` is the table (JOIN), the chat (OFF), or 0."""
+
+    act: NoticeAct
+    target: int = 0
+
+    def encode(self) -> str:
+        return _encode("n", self.act.value, self.target or None)
+
+
+def parse_notice(data: str | None) -> NoticeButton | None:
+    match = _match(_NOTICE, data)
+    if match is None:
+        return None
+    if match["switch"]:
+        return NoticeButton(NoticeAct.SWITCH)
+    if match["game"]:
+        return NoticeButton(NoticeAct.JOIN, int(match["game"]))
+    return NoticeButton(NoticeAct.OFF, int(match["chat"]))
 
 
 def _encode(*parts: object) -> str:

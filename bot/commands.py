@@ -23,7 +23,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import chats, endgame, game, info, private
+from bot.handlers import chats, endgame, game, info, notices, private
 from bot.handlers.chat_settings import cmd_settings, on_setting_button
 from bot.handlers.common import Handler
 from bot.i18n import t
@@ -110,6 +110,7 @@ COMMANDS: tuple[BotCommandSpec, ...] = (
     _game("next", "next", G, TABLE),
     BotCommandSpec("table", G, game.cmd_table, section=TABLE),
     BotCommandSpec("endgame", G, endgame.cmd_endgame, section=TABLE),
+    BotCommandSpec("notify", G, notices.cmd_notify, section=TABLE),
     _game("bank", "bank", BOTH, TURN, amount=True),
     _game("bet", "bet", BOTH, TURN, amount=True),
     _game("hit", "hit", BOTH, TURN),
@@ -179,11 +180,18 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(MessageHandler(private_chat & filters.COMMAND & new, unknown))
     application.add_handler(CallbackQueryHandler(on_setting_button, pattern=r"^s:"))
     application.add_handler(CallbackQueryHandler(endgame.on_end_button, pattern=r"^e:"))
+    application.add_handler(CallbackQueryHandler(notices.on_notice_button, pattern=r"^n:"))
     # The game's buttons (g:…), and any other press: a button it cannot read is stale.
     application.add_handler(CallbackQueryHandler(game.on_game_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chats.on_migration))
     membership = ChatMemberHandler.MY_CHAT_MEMBER
     application.add_handler(ChatMemberHandler(chats.on_my_membership, membership))
+    # A member who leaves a group leaves its call to play (the service message, or the
+    # chat_member update Telegram sends where the bot is an admin).
+    left = filters.StatusUpdate.LEFT_CHAT_MEMBER
+    application.add_handler(MessageHandler(left, notices.on_member_left))
+    others = ChatMemberHandler.CHAT_MEMBER
+    application.add_handler(ChatMemberHandler(notices.on_member_left, others))
     # Plain private text opens the chat for hands as /start does, and gets the help.
     text = private_chat & filters.TEXT & ~filters.COMMAND & new
     application.add_handler(MessageHandler(text, private.cmd_start))

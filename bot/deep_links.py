@@ -38,3 +38,28 @@ def app_table(start_param: str) -> tuple[int, int] | None:
     """The (chat, thread) a Mini App start parameter names, or None."""
     match = _TABLE.fullmatch(start_param)
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
+
+
+# A round's replay in the Mini App (the page checks the round's fairness proof itself): the
+# start parameter ``v<game id>r<round>`` of a direct link, or the page's ``replay=`` query.
+_REPLAY = re.compile(r"v([1-9]\d{0,11})r([1-9]\d{0,8})", re.ASCII)
+
+
+def replay_param(game_id: int, round_no: int) -> str:
+    return f"v{game_id}r{round_no}"
+
+
+def replay_page(page_url: str, game_id: int, round_no: int) -> str:
+    query = f"replay={replay_param(game_id, round_no)}"
+    return f"{page_url}{'&' if '?' in page_url else '?'}{query}"
+
+
+def replay_link(bot_username: str, short_name: str, game_id: int, round_no: int) -> str:
+    param = replay_param(game_id, round_no)
+    return f"https://t.me/{bot_username.lstrip('@')}/{short_name}?startapp={param}"
+
+
+def replay_of(param: str) -> tuple[int, int] | None:
+    """The (game, round) a replay parameter names, or None."""
+    match = _REPLAY.fullmatch(param)
+    return (int(match.group(1)), int(match.group(2))) if match else None

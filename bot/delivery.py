@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from cachetools import LRUCache
-from telegram import Bot, Message, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
 from telegram.error import TelegramError
 
 from bot import render
@@ -98,6 +98,7 @@ class Delivery:
         self.screens = Screens(
             bot_username=bot_username,
             turn_timeout=service.turn_timeout,
+            clock=service.clock,
             private_ok=self._private_ok,
             language_of=self.user_language,
         )
@@ -540,8 +541,12 @@ class Delivery:
         as a strip): what stays is the round's record."""
         message_id, settled = result
         chat_id = view.stored.chat_id
-        record = render.result(self.screens.snapshot(view), settled, next_note=False)
-        self._finals[(chat_id, message_id)] = render.Rendered(record.text, None)
+        snap = self.screens.snapshot(view)
+        record = render.result(snap, settled, next_note=False)
+        # Its way to the round's replay stays (the page checks the deck there).
+        row = render.replay_row(snap, settled.round_no, private=False) if settled.shuffles else []
+        markup = InlineKeyboardMarkup([row]) if row else None
+        self._finals[(chat_id, message_id)] = render.Rendered(record.text, markup)
         self._strip_later(view.game_id, chat_id, message_id)
 
     def _book_soon(self) -> None:

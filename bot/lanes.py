@@ -35,6 +35,7 @@ from typing import Any, Literal, Protocol
 
 from telegram.error import TelegramError
 
+from bot import logs, metrics
 from bot.telegram_errors import Fate, Verdict, classify
 from bot.window import Window
 
@@ -163,6 +164,8 @@ class Lanes:
         lane = self._lane(chat_id)
         if lane.closed is not None:
             return
+        if key in lane.wanted:
+            metrics.held(lane.is_group)  # coalesced: one write will show both versions
         lane.wanted[key] = None
         self._kick(lane)
 
@@ -248,6 +251,14 @@ class Lanes:
 
     def pending(self) -> int:
         return len(self.waiting())
+
+    def backlogs(self) -> list[tuple[bool, int]]:
+        """(is a group, writes waiting) of every lane open now (the metrics' backlog)."""
+        return [
+            (lane.is_group, len(lane.wanted) + len(lane.other))
+            for lane in list(self._lanes.values())
+            if lane.closed is None
+        ]
 
     def waiting(self) -> dict[int, str]:
         """What each chat still waits to send (logs and tests)."""
@@ -402,6 +413,7 @@ class Lanes:
         return None, min(later, default=None)
 
     async def _run(self, lane: _Lane) -> None:
+        logs.bind(chat=lane.chat_id, game=None)  # (not the update's that started the task)
         try:
             while lane.closed is None and not self._stopped:
                 lane.wake.clear()
@@ -413,12 +425,14 @@ class Lanes:
                 if step is None:
                     if later is None:
                         return
+                    metrics.held(lane.is_group)  # deferred: its budget holds it back
                     await self._sleep(lane, later - now)
                     continue
                 if self.limiter is not None:
                     ready = lane.budget.free_at(now)
                     if ready > now:
                         # Nothing can go sooner, whatever comes meanwhile: no asking again.
+                        metrics.held(lane.is_group)
                         await asyncio.sleep(ready - now)
                         continue
                     await self.limiter.wait_turn(lane.chat_id)

@@ -6,7 +6,8 @@ stays down under load), while an idle bot always has a long poll waiting at the 
 press reaches it the moment it is made, not up to ``interval`` later (docs/performance.md).
 
 :class:`PolledRequest` (getUpdates' transport) counts each batch and waits before the next
-request; :class:`CountedUpdates` (PTB's update processor) tells when each update is handled.
+request; :class:`CountedUpdates` (PTB's update processor) tells when each update is handled,
+and counts it (`bot.metrics`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from telegram._utils.types import JSONDict
 from telegram.ext import SimpleUpdateProcessor
 
+from bot import logs, metrics
 from bot.transport import AiohttpRequest
 
 
@@ -29,8 +31,10 @@ class PollPace:
 
     def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.interval = interval
-        self._clock = clock
+        self.clock = clock
         self.pending = 0  # updates of the latest batches not handled yet
+        # When getUpdates was last answered (`bot.monitor`'s readiness: polling runs).
+        self.polled_at = clock()
         self._since = 0.0
         self._idle = asyncio.Event()
 
@@ -38,7 +42,7 @@ class PollPace:
         """A batch of ``count`` updates came (it goes to the handlers)."""
         if count > 0:
             self.pending += count
-            self._since = self._clock()
+            self._since = self.clock()
             self._idle.clear()
 
     def handled(self) -> None:
@@ -52,7 +56,7 @@ class PollPace:
         """Wait until the latest batch is handled, or ``interval`` after it came."""
         if self.pending == 0:
             return
-        left = self._since + self.interval - self._clock()
+        left = self._since + self.interval - self.clock()
         if left <= 0:
             return
         with suppress(TimeoutError):
@@ -75,6 +79,7 @@ class PolledRequest(AiohttpRequest):
         parsed = AiohttpRequest.parse_json_payload(payload)
         result = parsed.get("result")
         if isinstance(result, list):
+            self.pace.polled_at = self.pace.clock()
             self.pace.received(len(result))
         return parsed
 
@@ -90,6 +95,11 @@ class CountedUpdates(SimpleUpdateProcessor):
         self.pace = pace
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        # Every update passes here, polled or posted to the webhook: counted, and its chat
+        # named in the log lines its handling writes (in this task).
+        metrics.update_received(update)
+        chat = getattr(update, "effective_chat", None)
+        logs.bind(chat=getattr(chat, "id", None), game=None)
         try:
             await coroutine
         finally:

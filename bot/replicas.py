@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Final, Protocol
 
+from bot import metrics
 from bot.scheduler import Scheduler
 from storage import Storage
 from storage.models import Lease
@@ -121,6 +122,8 @@ class Replica:
             # Trusted for a moment only: a holder that stops gives the chat up at once.
             until = previous.expires_at if previous is not None else now
             self._others[chat_id] = min(until, now + OTHERS_SECONDS)
+            if chat_id in self._held:
+                metrics.lease_changed("lost")
             self._lose(chat_id)
             return False
         self._active[chat_id] = now
@@ -128,6 +131,8 @@ class Replica:
         if previous is not None and previous.owner != self.name:
             self._inherit(chat_id, previous)
             log.info("chat=%s delivery taken over from %s", chat_id, previous.owner)
+        if chat_id not in self._held:
+            metrics.lease_changed("acquired")
         self._held[chat_id] = now + LEASE_SECONDS
         return True
 
@@ -157,7 +162,14 @@ class Replica:
     async def heartbeat(self) -> None:
         """Say this process is alive; share the bot's overall flood budget with the others
         alive (Telegram's ~30 messages a second are for the bot, not for each process)."""
-        await self.storage.acquire_lease(REPLICA_PREFIX + self.name, self.name, LEASE_SECONDS)
+        try:
+            held = await self.storage.acquire_lease(
+                REPLICA_PREFIX + self.name, self.name, LEASE_SECONDS
+            )
+        except Exception:
+            metrics.replica_lease(False)
+            raise
+        metrics.replica_lease(held)
         alive = len(await self.storage.live_leases(REPLICA_PREFIX))
         if alive != self.alive:
             log.info("replicas alive: %d", alive)
@@ -185,12 +197,15 @@ class Replica:
         for chat_id in dropped + lost:
             self._active.pop(chat_id, None)
             self._lose(chat_id)
+        for _ in lost:  # (a quiet chat given up is not a change the metrics count)
+            metrics.lease_changed("lost")
         if lost:
             log.warning("chat leases lost to other replicas: %s", lost)
 
     async def release_all(self) -> None:
         """Shutting down: give every chat up now, with its last sends, for the others."""
         held, self._held = sorted(self._held), {}
+        metrics.replica_lease(False)
         async with self.storage.transaction() as tx:
             await tx.drop_lease(REPLICA_PREFIX + self.name, self.name)
             for chat_id in held:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from cachetools import FIFOCache, LRUCache
 
-from bot import deep_links, render
+from bot import deep_links, render, seasons
 from bot.game_state import Meta, View, news_events, seated_names
 from rules.table import Phase
 
@@ -54,6 +54,8 @@ class Screens:
     # The Mini App, when the bot offers one: its page address and BotFather short name.
     app_url: str = ""
     app_short_name: str = ""
+    # The bot's clock (`bot.scheduler`): who wears the season's 🏆 is judged by it.
+    clock: Callable[[], float] = time.time
     # (game, player or None for the table, language) -> (version, what it renders to)
     _rendered: LRUCache[tuple[int, int | None, str], tuple[int, render.Rendered]] = field(
         init=False, default_factory=lambda: LRUCache(RENDER_LIMIT)
@@ -78,7 +80,9 @@ class Screens:
             game_id=view.game_id,
             version=view.version,
             game=game,
-            names=dict(view.meta.names) | seated_names(game, view.meta),
+            names=seasons.crowned(
+                dict(view.meta.names) | seated_names(game, view.meta), view.chat, self.clock()
+            ),
             creator_id=view.meta.creator_id,
             lang=lang or view.chat.language,
             deadline=deadline,
@@ -99,6 +103,7 @@ class Screens:
                 if self.app_url and self.app_short_name and self.bot_username
                 else ""
             ),
+            app_name=self.app_short_name if self.app_url and self.bot_username else "",
         )
 
     def table(self, view: View) -> render.Rendered:

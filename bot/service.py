@@ -26,7 +26,9 @@ from bot.outcomes import Outcome
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_cancel, verify_end
 from bot.round_stats import round_stats
 from bot.seating import REFILL_PERIOD, check_cap, seat_house, seat_player
+from bot.service_notices import ServiceNotices
 from bot.service_reads import ServiceReads
+from bot.service_seasons import ServiceSeasons
 from bot.service_settings import ServiceSettings
 from rules import events as events_module
 from rules.errors import InvalidVariant, RulesError
@@ -94,7 +96,7 @@ class Request:
 
 
 @dataclass(eq=False)
-class GameService(ServiceReads, ServiceSettings):
+class GameService(ServiceReads, ServiceSettings, ServiceNotices, ServiceSeasons):
     """Acts on games; the reads and the changes outside a game are its bases'.
 
     ``source_factory`` says where a game's chance comes from, by game id; None is the engine's

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from bot.errors import Refused
 from bot.game_state import meta_of
 from bot.permissions import AdminCheck, AdminNeeded, ask, verify_end
-from rules.events import RevealedShuffle
+from rules.events import RevealedShuffle, RoundRecord
 from rules.game import Game
 from rules.variants import PRESETS, Variant
 from storage import (
@@ -121,6 +121,12 @@ class ServiceReads:
         """The shuffles of a settled round of the game (None: the last settled one), for
         /verify. Refused while the round is played — its salt and order stay secret until the
         showdown — with ``none_yet``, ``not_revealed`` (round) or ``no_round`` (round, played)."""
+        record = await self.round_record(stored, round_no)
+        return record.round_no, record.shuffles
+
+    async def round_record(self, stored: StoredGame, round_no: int | None) -> RoundRecord:
+        """A settled round of the game step by step (None: the last settled one), for the Mini
+        App's replay; refused as :meth:`revealed_round` is."""
         game = self.game(stored)
         last_settled = game.round_no - 1 if game.in_round else game.round_no
         if round_no is None:
@@ -129,14 +135,14 @@ class ServiceReads:
             round_no = last_settled
         if round_no == game.round_no and game.in_round:
             raise Refused("not_revealed", round=round_no)
-        shuffles = None
+        record = None
         if 1 <= round_no <= last_settled:
             archived = await self.storage.archived_log(stored.game_id) if game.log_base else []
             # A long evening's log takes a while to replay: off the event loop.
-            shuffles = await asyncio.to_thread(game.revealed_round, round_no, archived)
-        if shuffles is None:
+            record = await asyncio.to_thread(game.round_record, round_no, archived)
+        if record is None:
             raise Refused("no_round", round=round_no, played=max(last_settled, 0))
-        return round_no, shuffles
+        return record
 
     async def verify_end(self, stored: StoredGame, user_id: int, admin: AdminCheck | None) -> None:
         """Whether the person may end the game (`bot.permissions.verify_end`), asked before

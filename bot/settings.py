@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     starting_balance: int = Field(1000, ge=1, le=10**9)
     max_games_per_user: int = Field(3, ge=1, le=100)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["text", "json"] = "text"  # json: one object per line (bot/logs.py)
     default_language: Literal["ru", "en"] = "ru"
     # A floor under the gap between two edits of a group's live table (seconds). None by
     # default: the group's budget paces them (bot.lanes), at once while its minute has room.
@@ -42,6 +43,12 @@ class Settings(BaseSettings):
     webapp_port: int = Field(8081, ge=1, le=65535)
     webapp_auth_max_age: int = Field(86_400, ge=60, le=7 * 86_400)  # seconds an initData holds
     webapp_telegram_js: str = "https://telegram.org/js/telegram-web-app.js"
+    # /metrics (bot/metrics.py). /healthz and /readyz are served wherever the bot's web server
+    # runs: the Mini App's site when it is on, else a small server of their own on
+    # METRICS_LISTEN:METRICS_PORT, which runs when the metrics are on.
+    metrics_enabled: bool = False
+    metrics_listen: str = "127.0.0.1"
+    metrics_port: int = Field(9102, ge=1, le=65535)
 
     @field_validator("bot_token")
     @classmethod
@@ -54,6 +61,11 @@ class Settings(BaseSettings):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("webhook_url", "webapp_url", "webapp_short_name", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from bot import seasons
 from bot.i18n import LANGUAGES, t
 from rules.variants import PRESETS, Variant, preset, with_overrides
 from storage import ChatSettings
@@ -133,6 +134,30 @@ OPTIONS: tuple[Option, ...] = (
     ),
     _switch(
         "refill", lambda s: _onoff(s.daily_refill), lambda s, v: replace(s, daily_refill=v == "on")
+    ),
+    # A call to play: at most this many notices an hour from the chat per person (0: none).
+    Option(
+        key="notices",
+        values=("0", "1", "3", "6"),
+        read=lambda s: str(s.notices_per_hour),
+        write=lambda s, v: replace(s, notices_per_hour=int(v)),
+        word=_number,
+        per_row=4,
+    ),
+    Option(
+        key="season",
+        values=seasons.LENGTHS,
+        read=lambda s: s.season,
+        write=lambda s, v: replace(s, season=v),
+        word=lambda v, lang: t(f"season-length-{v}", lang),
+    ),
+    Option(
+        key="tz",
+        values=tuple(str(hours) for hours in seasons.OFFSETS),
+        read=lambda s: str(s.utc_offset),
+        write=lambda s, v: replace(s, utc_offset=int(v)),
+        word=_number,
+        per_row=7,
     ),
     Option(
         key="lang",

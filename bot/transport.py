@@ -5,11 +5,15 @@ action makes at least two calls (docs/performance.md). JSON goes both ways by or
 message a pressed button sits on comes back with every callback query, text and keyboard
 included, and parsing those was the largest part of handling a press: the handlers read only
 where that message is, so the rest is left out before PTB parses the update (``_slim_updates``).
+
+Every Bot API call passes :meth:`AiohttpRequest.do_request` once per attempt: there it is
+counted by method and by the answer's status (`bot.metrics`, :func:`result_of`).
 """
 
 from __future__ import annotations
 
 import os
+from http import HTTPStatus
 from typing import Any, cast
 
 import aiohttp
@@ -18,6 +22,8 @@ from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+from bot import metrics
 
 DEFAULT_TIMEOUT = 5.0
 MEDIA_WRITE_TIMEOUT = 20.0
@@ -119,15 +125,21 @@ class AiohttpRequest(BaseRequest):
             body = _form(request_data.json_parameters if request_data else None, files)
         elif request_data is not None:
             body, headers = orjson.dumps(request_data.parameters), JSON_HEADERS
+        # The method's name (a file's download is "file": never its path).
+        endpoint = "file" if "/file/" in url else url.rsplit("/", 1)[-1]
         try:
             async with session.request(
                 method, url, data=body, headers=headers, timeout=timeout
             ) as response:
-                return response.status, await response.read()
+                answer = response.status, await response.read()
         except TimeoutError as error:
+            metrics.botapi(endpoint, "transient")
             raise TimedOut from error
         except aiohttp.ClientError as error:
+            metrics.botapi(endpoint, "transient")
             raise NetworkError(f"aiohttp.{error.__class__.__name__}: {error}") from error
+        metrics.botapi(endpoint, result_of(answer[0]))
+        return answer
 
     @staticmethod
     def parse_json_payload(payload: bytes) -> JSONDict:
@@ -138,6 +150,16 @@ class AiohttpRequest(BaseRequest):
         if isinstance(parsed, dict) and isinstance(parsed.get("result"), list):
             _slim_updates(parsed["result"])
         return cast(JSONDict, parsed)
+
+
+def result_of(status: int) -> str:
+    """An answer's result for the metrics: "ok", "flood" (429), "refused" (another 4xx: a
+    lasting answer to this request), "transient" (5xx)."""
+    if status < 400:
+        return "ok"
+    if status == HTTPStatus.TOO_MANY_REQUESTS:
+        return "flood"
+    return "refused" if status < 500 else "transient"
 
 
 def _slim_updates(results: list[Any]) -> None:

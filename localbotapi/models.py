@@ -495,6 +495,15 @@ class Webhook:
     delivered: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class WebhookAttempt:
+    """One POST of an update to the webhook, and why it failed (None: it was taken)."""
+
+    time: float
+    update: JSON
+    error: str | None
+
+
 class FakeBot:
     """A bot account: its token, pending updates, webhook and command lists."""
 
@@ -509,6 +518,9 @@ class FakeBot:
         self.next_update_id = 1
         self.allowed_updates: list[str] | None = None
         self.webhook: Webhook | None = None
+        self.webhook_attempts: list[WebhookAttempt] = []
+        """Every POST to a webhook, across setWebhook calls: an update posted again after a
+        failure may have been handled by the first attempt too, as with Telegram."""
         self.commands: dict[tuple[str, str], list[JSON]] = {}
         self.texts: dict[str, str] = {}
         """setMyDescription / setMyShortDescription / setMyName values by "kind:language"."""

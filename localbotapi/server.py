@@ -15,8 +15,10 @@ flood limits with 429 and retry_after. Tests drive it in-process:
 
 Tests also stage what Telegram does to a bot from outside: the bot added to, removed from
 (kicked or left) and restricted in a group, each told with a `my_chat_member` update
-(`add_bot_to_group`, `remove_bot`, `restrict_bot`, `unrestrict_bot`); a basic group upgraded to a
-supergroup (`migrate_group`: the old id answers 400 with `migrate_to_chat_id`); a person deleting
+(`add_bot_to_group`, `remove_bot`, `restrict_bot`, `unrestrict_bot`); a member leaving or
+removed (`remove_member`: the service message, and `chat_member` for administrator bots); a
+basic group upgraded to a supergroup (`migrate_group`: the old id answers 400 with
+`migrate_to_chat_id`); a person deleting
 a message (`delete_message`); a forum topic closed (`close_topic`); and transient failures of any
 method (`fail_next`). When a bot never set allowed_updates (or set an empty list) it gets every
 update type except chat_member, message_reaction and message_reaction_count, as on Telegram.

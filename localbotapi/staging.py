@@ -1,15 +1,15 @@
 """What tests stage from outside the Bot API: what people and Telegram do to a bot's groups.
 
 The bot added to, removed from (kicked or left) and restricted in a group, each told with a
-`my_chat_member` update; a basic group upgraded to a supergroup; a person deleting a message;
-a forum topic closed and reopened.
+`my_chat_member` update; a person leaving a group or removed from it; a basic group upgraded to
+a supergroup; a person deleting a message; a forum topic closed and reopened.
 """
 
 from __future__ import annotations
 
 import time
 
-from .members import bot_member
+from .members import bot_member, chat_member
 from .models import JSON, Chat, FakeBot, FakeUser, Message
 from .world import ServerEvent, World
 
@@ -61,6 +61,45 @@ class Staging(World):
         update = self._my_chat_member(bot, group, sender, old)
         self._service_message(group, sender, {"left_chat_member": bot.to_dict()})
         return update
+
+    def remove_member(self, group: Chat, user: FakeUser, *, by: FakeUser | None = None) -> Message:
+        """`user` leaves `group`, or `by` (an administrator) removes him (kicked, until_date 0).
+
+        Every bot of the group gets the service message with left_chat_member, from `by` (else
+        from the user himself), which is returned; the group's administrator bots also get a
+        `chat_member` update ("member", "administrator" or "creator" → "left" or "kicked"),
+        which, as on Telegram, reaches only a bot that named chat_member in allowed_updates.
+        """
+        self._check_live_group(group)
+        if user.id not in group.members:
+            raise ValueError(f"{user.first_name} is not a member of {group.describe()}")
+        sender = user if by is None else self._actor(group, by)
+        if by is not None and by.id not in group.admins:
+            raise ValueError(f"{by.first_name} is not an administrator of {group.describe()}")
+        old_status = (
+            "creator"
+            if user.id == group.creator_id
+            else "administrator"
+            if user.id in group.admins
+            else "member"
+        )
+        new = chat_member(user.to_dict(), "left" if by is None else "kicked")
+        if by is not None:
+            new["until_date"] = 0
+        del group.members[user.id]
+        group.admins.discard(user.id)
+        for bot_id in sorted(group.bot_admins):
+            update: JSON = {
+                "chat_member": {
+                    "chat": group.to_dict(),
+                    "from": sender.to_dict(),
+                    "date": int(time.time()),
+                    "old_chat_member": chat_member(user.to_dict(), old_status),
+                    "new_chat_member": new,
+                }
+            }
+            self.push_update(group.bots[bot_id], update)
+        return self._service_message(group, sender, {"left_chat_member": user.to_dict()})
 
     def restrict_bot(
         self,

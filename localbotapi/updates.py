@@ -11,7 +11,7 @@ import time
 
 from aiohttp import ClientError, ClientSession, ClientTimeout
 
-from .models import JSON, FakeBot, Webhook
+from .models import JSON, FakeBot, Webhook, WebhookAttempt
 from .wire import ApiError, Params, bad_request, dumps
 from .world import World
 
@@ -146,6 +146,7 @@ class Updates(World):
                         error = f"Wrong response from the webhook: {reply.status} {reply.reason}"
             except (ClientError, TimeoutError, OSError) as exc:
                 error = f"Connection failed: {exc.__class__.__name__}"
+            bot.webhook_attempts.append(WebhookAttempt(time.monotonic(), update, error))
             if error is None:
                 if bot.pending and bot.pending[0] is update:
                     bot.pending.pop(0)

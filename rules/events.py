@@ -240,6 +240,30 @@ class RoundSettled(Event):
     earned: tuple[tuple[int, str], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class RoundStep:
+    """One logged action of a round (``action`` as logged: "stake", "hit", "timeout", …; its
+    player and amount when it has them) and the events it caused, in order."""
+
+    action: str
+    player: int | None
+    amount: int | None
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A settled round as it happened (:meth:`rules.game.Game.round_record`): its shuffles
+    revealed (the commitments as published before their first card), every action from the one
+    that dealt it to the one that settled it with the events of each (who got which card, the
+    dark and the bottom ones, the stakes, the chips to and from the bank), and the result."""
+
+    round_no: int
+    shuffles: tuple[RevealedShuffle, ...]
+    steps: tuple[RoundStep, ...]
+    settled: RoundSettled
+
+
 @event("bank_broken")
 class BankBroken(Event):
     banker: int

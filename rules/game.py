@@ -13,7 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from rules.errors import RulesError
-from rules.events import Event, RevealedShuffle, RoundSettled
+from rules.events import (
+    Event,
+    RevealedShuffle,
+    RoundRecord,
+    RoundSettled,
+    RoundStarted,
+    RoundStep,
+)
 from rules.play import PlayActions
 from rules.randomness import RecordedSource
 from rules.seating import SeatingActions
@@ -97,20 +104,58 @@ class Game(SeatingActions, PlayActions):
         that round was not settled (still being played, voided, or never dealt). A round dealt
         before commitments were logged comes back as an empty tuple. ``archived``: the entries
         :meth:`archive_log` handed over (all of them)."""
+        found = self._settled_round(round_no, archived)
+        return None if found is None else found[2]
+
+    def round_record(
+        self, round_no: int, archived: Sequence[dict[str, Any]] = ()
+    ) -> RoundRecord | None:
+        """A settled round of this game step by step, rebuilt from the log (see
+        :class:`RoundRecord`; its shuffles as :meth:`revealed_round` gives them); None when that
+        round was not settled. ``archived`` as for :meth:`revealed_round`."""
+        found = self._settled_round(round_no, archived)
+        if found is None:
+            return None
+        steps, settled, shuffles = found
+        return RoundRecord(round_no, shuffles, steps, settled)
+
+    def _settled_round(
+        self, round_no: int, archived: Sequence[dict[str, Any]]
+    ) -> tuple[tuple[RoundStep, ...], RoundSettled, tuple[RevealedShuffle, ...]] | None:
+        """Replays the log up to the settling of ``round_no``: the round's steps (from the
+        action that dealt it), its result and its shuffles with their logged commitments."""
         log = self.full_log(archived)
         entries = [entry for entry in log if entry["a"] == "shuffle"]
         replay = Game(self.variant, _recorded(log))
+        steps: list[RoundStep] = []
         for entry in log:
-            for event in replay.apply(entry):
+            events = replay.apply(entry)
+            if entry["a"] in ("shuffle", "lot"):
+                pass  # a random outcome, drawn by the action before it
+            elif steps or any(
+                isinstance(e, RoundStarted) and e.round_no == round_no for e in events
+            ):
+                amount = entry.get("amount")
+                player = entry.get("p")
+                steps.append(
+                    RoundStep(
+                        entry["a"],
+                        player if isinstance(player, int) else None,
+                        amount if isinstance(amount, int) else None,
+                        tuple(events),
+                    )
+                )
+            for event in events:
                 if isinstance(event, RoundSettled) and event.round_no == round_no:
                     done = sum(1 for e in replay.log if e["a"] == "shuffle")
                     logged = entries[done - len(event.shuffles) : done]
                     if any("commitment" not in e for e in logged):
-                        return ()
-                    return tuple(
+                        return tuple(steps), event, ()
+                    shuffles = tuple(
                         replace(shuffle, commitment=e["commitment"])
                         for shuffle, e in zip(event.shuffles, logged, strict=True)
                     )
+                    return tuple(steps), event, shuffles
         return None
 
 

@@ -91,6 +91,15 @@ class ChatSettings:
     house_banker: bool = False
     # A broke player is given chips back up to the starting balance, at most once a day.
     daily_refill: bool = True
+    # A call to play: at most this many notices an hour reach a person from the chat (0: off).
+    notices_per_hour: int = 3
+    # Seasons: "off", "week" or "month", in the chat's time zone (hours east of UTC).
+    season: str = "month"
+    utc_offset: int = 0
+    # Not settings (never saved with them): the champion of the chat's last season, who wears
+    # 🏆 until champion_until (the end of the season after his), read with the settings.
+    champion: int | None = None
+    champion_until: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +219,19 @@ class LeaderboardRow:
     rounds: int
     wins: int
     bank: int = 0  # of ``balance``, what is in the bank of a game he is banking now
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    """A chat's season that ended with anyone playing: its podium, (user, name, net) by place
+    (the champion first), and until when the champion wears 🏆."""
+
+    chat_id: int
+    number: int
+    starts_at: float
+    ends_at: float
+    podium: tuple[tuple[int, str, int], ...]
+    champion_until: float
 
 
 @dataclass(frozen=True, slots=True)

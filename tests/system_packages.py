@@ -1,10 +1,11 @@
 """The system packages the suite needs beyond Python: PostgreSQL's server (the storage tests
-start a throwaway cluster, localpg/) and headless Chromium (the Mini App's browser tests,
-tests/e2e/browser.py). `python3 -m tests` installs what is missing from Debian's packages when
-it may (root, apt-get), so the README's test command works on a bare machine; elsewhere the
-tests that need a package fail with what to install. `OCHKO_TEST_POSTGRES=0` and
-`OCHKO_TEST_BROWSER=0` switch those tests off, and nothing is installed for them. Standard
-library only: it runs before the suite, in the tests' virtualenv.
+start a throwaway cluster, localpg/), headless Chromium (the Mini App's browser tests,
+tests/e2e/browser.py) and Prometheus' promtool (tests/test_deploy.py). `python3 -m tests`
+installs what is missing from Debian's packages when it may (root, apt-get), so the README's
+test command works on a bare machine; elsewhere the tests that need a package fail with what to
+install. `OCHKO_TEST_POSTGRES=0`, `OCHKO_TEST_BROWSER=0` and `OCHKO_TEST_PROMTOOL=0` switch
+those tests off, and nothing is installed for them. Standard library only: it runs before the
+suite, in the tests' virtualenv.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ NEEDED: tuple[tuple[str, tuple[str, ...], Callable[[], bool]], ...] = (
     ("OCHKO_TEST_POSTGRES", ("postgresql",), lambda: find_bindir() is not None),
     # The emoji font only makes the screenshots legible; the tests pass without it.
     ("OCHKO_TEST_BROWSER", ("chromium", "fonts-noto-color-emoji"), lambda: bool(chromium_path())),
+    # promtool checks deploy/monitoring's Prometheus configs and runs the alerts' unit tests.
+    ("OCHKO_TEST_PROMTOOL", ("prometheus",), lambda: shutil.which("promtool") is not None),
 )
 
 

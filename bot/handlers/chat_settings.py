@@ -7,6 +7,7 @@ from telegram.error import TelegramError
 
 from bot import render, settings_options
 from bot.callbacks import parse_setting
+from bot.handlers import seasons
 from bot.handlers.common import (
     Asked,
     Pressed,
@@ -17,6 +18,8 @@ from bot.handlers.common import (
     pressed,
 )
 from bot.service import Refused
+
+SEASON_KEYS = ("season", "tz")  # the options that move the end of the chat's season
 
 
 @group_command
@@ -56,6 +59,8 @@ async def on_setting_button(press: Pressed) -> None:
         await answer(query)
         _edit_later(rt, query, render.text("settings-saved", settings.language), None)
         return
+    if button.key in SEASON_KEYS:
+        await seasons.settings_changed(rt, chat_id)
     lang = await person_language(rt, user, chat_id)  # the chat's may have just changed
     await answer(query, render.text("settings-saved", lang))
     menu = render.settings_menu(settings, settings.language)

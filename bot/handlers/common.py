@@ -26,13 +26,14 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot import render
+from bot import metrics, render
 from bot.actions import Actions, display_name
 from bot.delivery import Delivery
 from bot.game_state import View, meta_of
 from bot.lanes import Limiter
 from bot.languages import personal
 from bot.locks import KeyedLocks
+from bot.notices import Notices
 from bot.permissions import AdminCheck
 from bot.replicas import Replica
 from bot.replies import Cooldowns, Make, Replies
@@ -119,6 +120,8 @@ class Runtime:
             StoredDeadlines(storage, self.replica.name if self.replica is not None else "bot"),
         )
         self.replies = Replies(self.delivery.lanes)
+        # A call to play: a table that opens is told to those who asked (`bot.notices`).
+        self.notices = Notices(service, self.delivery.lanes, bot)
         self.locks = KeyedLocks()
         # Acting on a game, for the handlers and the Mini App alike (`bot.actions`).
         self.actions = Actions(service, self.locks, self.timers, self.delivery)
@@ -441,3 +444,5 @@ async def answer(
         await query.answer(text=text[:200] if text else None, url=url, show_alert=alert or None)
     except TelegramError as error:
         log.info("answerCallbackQuery failed: %s", error)
+    else:
+        metrics.press_answered()

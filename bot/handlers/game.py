@@ -78,6 +78,7 @@ async def cmd_newgame(asked: Asked) -> None:
     )
     log.info("game=%s chat=%s event=lobby_opened", outcome.stored.game_id, chat.id)
     await rt.actions.publish(outcome)
+    await rt.notices.table_opened(outcome)  # to those who asked to be called
     # Its creator sat down: with the daily refill, if that is what made the seat possible.
     refill = refill_of(outcome.events)
     seated = Joined(outcome, asked.user.id, next_round=False, refill=refill, needs_private=False)

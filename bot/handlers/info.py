@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 async def cmd_help(asked: Asked) -> None:
     private = not asked.in_group
     sections = asked.rt.help_sections(asked.lang, private=private)
-    await asked.say(render.help_text(sections, asked.lang, private=private))
+    replay = bool(asked.rt.settings.webapp_url)
+    await asked.say(render.help_text(sections, asked.lang, private=private, replay=replay))
 
 
 @command
@@ -112,12 +113,24 @@ def month_start(now: float) -> float:
 
 @group_command
 async def cmd_top(asked: Asked) -> None:
+    """The current season by what each won in it (all-time when the chat plays without
+    seasons); ``/top all`` (``всё``) all-time by chips, ``/top month`` this calendar month."""
     rt, args = asked.rt, asked.args
+    word = args[0].lower().replace("ё", "е") if args else ""
     month = {t("top-arg_month", lang) for lang in LANGUAGES}  # /top month, in either language
-    period = "month" if args and args[0].lower() in month else "all"
-    since = month_start(rt.service.clock()) if period == "month" else None
-    rows = await rt.service.leaderboard(asked.chat.id, since=since, limit=10)
-    await asked.say(render.leaderboard(rows, asked.lang, period=period))
+    everything = {t("top-arg_all", lang).replace("ё", "е") for lang in LANGUAGES}
+    if word in month:
+        since = month_start(rt.service.clock())
+        rows = await rt.service.leaderboard(asked.chat.id, since=since, limit=10)
+        await asked.say(render.leaderboard(rows, asked.lang, period="month"))
+        return
+    top = None if word in everything else await rt.service.season_top(asked.chat.id, limit=10)
+    if top is not None:
+        await asked.say(render.season_top(top, asked.lang))
+        return
+    rows = await rt.service.leaderboard(asked.chat.id, limit=10)
+    champion = await rt.service.champion(asked.chat.id)
+    await asked.say(render.leaderboard(rows, asked.lang, period="all", champion=champion))
 
 
 @group_command
@@ -213,7 +226,10 @@ async def cmd_verify(asked: Asked) -> None:
     asked_round = None if raw is None else int(raw) if raw.isdigit() and len(raw) < 9 else 0
     round_no, shuffles = await rt.service.revealed_round(stored, asked_round)
     text_ = await asyncio.to_thread(render.verify, round_no, shuffles, lang)
-    await asked.say(text_)
+    # And the round replayed in the Mini App, which checks the same proof in the page.
+    snap = rt.delivery.screens.snapshot(await stored_view(rt, stored), lang)
+    row = render.replay_row(snap, round_no, private=not asked.in_group) if shuffles else []
+    await asked.say(text_, InlineKeyboardMarkup([row]) if row else None)
 
 
 @command

@@ -21,9 +21,18 @@ from bot.render.info import (
     stats,
 )
 from bot.render.lobbies import lobby
+from bot.render.notices import notice, switched
 from bot.render.outcomes import replies, toast
 from bot.render.refusals import refusal, setting_refusal
-from bot.render.results import end_confirm, end_not_yours, result, session_end, verify
+from bot.render.results import (
+    end_confirm,
+    end_not_yours,
+    replay_row,
+    result,
+    session_end,
+    verify,
+)
+from bot.render.seasons import season_podium, season_top
 from bot.render.settings import settings_menu
 from bot.render.tables import announce, table, turn_mention
 
@@ -44,17 +53,22 @@ __all__ = [
     "help_text",
     "leaderboard",
     "lobby",
+    "notice",
     "odds_alert",
     "odds_text",
     "peek",
     "refusal",
+    "replay_row",
     "replies",
     "result",
     "rules_text",
+    "season_podium",
+    "season_top",
     "session_end",
     "setting_refusal",
     "settings_menu",
     "stats",
+    "switched",
     "table",
     "text",
     "toast",

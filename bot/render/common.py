@@ -47,6 +47,8 @@ class Snapshot:
     # web_app button) and the direct link (for the group's).
     app_page: str = ""
     app_link: str = ""
+    # Its short name (BotFather's) beside the direct link: a round's replay is linked so too.
+    app_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,21 +18,29 @@ from bot.render.common import (
     short_name,
     signed,
 )
+from bot.seasons import TROPHY
 from rules.variants import PRESETS, StakeCap, Variant
 from storage.models import Achievement, LeaderboardRow, PlayerStats
 
 
 def help_text(
-    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], lang: str, *, private: bool
+    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]],
+    lang: str,
+    *,
+    private: bool,
+    replay: bool = False,
 ) -> str:
     """/help: how a game starts and whose turn it is, where the rules are, then the chat's
     menu (the command table's, `bot.commands.sections`: the same commands ``set_my_commands``
-    gets, in its order) in groups of (title, (command, description) pairs)."""
+    gets, in its order) in groups of (title, (command, description) pairs). ``replay``: the
+    bot offers its Mini App, where /verify's button replays a round and checks its deck."""
     header = t("help-header_private" if private else "help-header_group", lang)
     start = t("help-start_private" if private else "help-start", lang)  # there: «come here»
     lines = [header, start, t("help-rules", lang)]
     for title, entries in sections:
         lines += ["", title, *(f"/{name} — {desc}" for name, desc in entries)]
+    if replay:
+        lines += ["", t("help-verify_app", lang)]
     lines.extend(["", t("help-footer", lang)])
     return "\n".join(lines)
 
@@ -123,18 +131,37 @@ def rules_text(
     return "\n\n".join("\n".join(part) for part in parts)
 
 
-def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> str:
-    """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result)."""
+def leaderboard(
+    rows: Sequence[LeaderboardRow], lang: str, *, period: str, champion: int | None = None
+) -> str:
+    """``period``: "all" (by balance) or "day"/"week"/"month" (by the net result);
+    ``champion`` wears the season's 🏆."""
     period_key = f"top-period-{period}"
     label = t(period_key, lang) if has(period_key) else html.escape(period)
     head = [t("top-header", lang, period=label)]
+    return leaderboard_rows(rows, lang, head, [], period=period, champion=champion)
+
+
+def leaderboard_rows(
+    rows: Sequence[LeaderboardRow],
+    lang: str,
+    head: list[str],
+    tail: list[str],
+    *,
+    period: str,
+    champion: int | None,
+) -> str:
+    """The lines of a leaderboard between ``head`` and ``tail``: by balance ("all") or by the
+    net result of a period (a season's among them)."""
     if not rows:
-        return "\n".join([*head, t("top-empty", lang)])
+        return "\n".join([*head, t("top-empty", lang), *tail])
     body = []
     for i, row in enumerate(rows):
         place = MEDALS[i] if i < len(MEDALS) else f"{i + 1}."
         # The house's name in the reader's language.
         name = house_name(lang) if row.user_id == HOUSE_ID else row.name
+        if row.user_id == champion:
+            name = f"{TROPHY} {name}"
         shared = {"place": place, "name": escape_name(name), "net": signed(row.net)}
         if period == "all":
             line = t("top-row", lang, balance=row.balance, rounds=row.rounds, **shared)
@@ -143,7 +170,7 @@ def leaderboard(rows: Sequence[LeaderboardRow], lang: str, *, period: str) -> st
         else:
             line = t("top-row_period", lang, rounds=row.rounds, wins=row.wins, **shared)
         body.append(line)
-    return fit_text(head, body, [], lang)
+    return fit_text(head, body, tail, lang)
 
 
 def stats(st: PlayerStats | None, name: str, lang: str, earned: Sequence[Achievement] = ()) -> str:

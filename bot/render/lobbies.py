@@ -19,6 +19,7 @@ from bot.render.common import (
     inline_markup,
     preset_label,
 )
+from bot.render.notices import switch_row
 
 
 def lobby(s: Snapshot) -> Rendered:
@@ -52,6 +53,7 @@ def lobby(s: Snapshot) -> Rendered:
     else:
         tail.append(t("lobby-ready", lang))
     rows = [[game_button(s, offer) for offer in row] for row in lobby_offers(s)]
+    rows.append(switch_row(lang))  # tell me when a table opens here
     if s.bot_username and strangers:
         link = deep_links.build(s.bot_username, s.game_id)  # opens the private chat
         rows.append([InlineKeyboardButton(t("btn-open_private", lang), url=link)])

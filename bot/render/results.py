@@ -6,8 +6,9 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
+from bot import deep_links
 from bot.callbacks import EndButton
 from bot.i18n import has, t
 from bot.render.common import (
@@ -25,6 +26,7 @@ from bot.render.common import (
     short_name,
     signed,
 )
+from bot.render.notices import switch_row
 from bot.render.tables import next_round_note
 from rules.events import RevealedShuffle, RoundSettled, SessionEnded
 from rules.fairness import verify_commitment, verify_deal
@@ -109,7 +111,25 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
     text_ = fit_text(head, body, tail, lang)
     # A paused table carries the buttons itself.
     rows = action_rows(s, peek=False) if game.phase is Phase.ROUND_OVER and not s.paused else []
+    if rows:
+        rows.append(switch_row(lang))  # tell me when a table opens here (goes with the rest)
+    if settled.shuffles and s.app_link and s.app_name:
+        # The round replayed in the Mini App, which checks the deck itself (stays on the record).
+        rows = [*rows, replay_row(s, settled.round_no, private=False)]
     return Rendered(text_, inline_markup(rows))
+
+
+def replay_row(s: Snapshot, round_no: int, *, private: bool) -> list[InlineKeyboardButton]:
+    """«🔍 Check» a round in the Mini App: a web_app button in a private chat, the direct
+    link in a group (where web_app buttons are refused); none when the bot offers no app."""
+    label = t("btn-replay", s.lang, round=round_no)
+    if private and s.app_page:
+        page = deep_links.replay_page(s.app_page, s.game_id, round_no)
+        return [InlineKeyboardButton(label, web_app=WebAppInfo(page))]
+    if not private and s.app_link and s.app_name:
+        url = deep_links.replay_link(s.bot_username, s.app_name, s.game_id, round_no)
+        return [InlineKeyboardButton(label, url=url)]
+    return []
 
 
 def earned_lines(s: Snapshot, earned: Sequence[tuple[int, str]], lang: str) -> list[str]:

@@ -161,6 +161,17 @@ def table_of(query: Any, start_param: str) -> tuple[int | None, int]:
     return deep_links.app_table(start_param) or (None, 0)
 
 
+def replay_of_query(query: Any, start_param: str) -> tuple[int, int] | None:
+    """The (game, round) a replay asks for: the query's ``game`` and ``round``, else a replay
+    start parameter (``v<game>r<round>``); None when neither names one."""
+    game, round_no = query.get("game"), query.get("round")
+    if game is None and round_no is None:
+        return deep_links.replay_of(start_param)
+    if not (isinstance(game, str) and isinstance(round_no, str)):
+        return None
+    return deep_links.replay_of(f"v{game}r{round_no}")
+
+
 def press_of(body: Any) -> tuple[int, int, Act, int | None] | None:
     """(game, version, act, amount) of a well-formed press, else None."""
     if not isinstance(body, dict):

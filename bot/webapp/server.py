@@ -16,17 +16,32 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from bot import render
+from bot import deep_links, render
 from bot.actions import actor_of
 from bot.callbacks import ACT_COMMANDS, Act
 from bot.game_state import View
 from bot.outcomes import Done, Ignored, Joined, Refusal, Repeated
-from bot.service import Command, Request
-from bot.webapp.asking import Asker, Askers, Backend, Problem, json_response, press_of
+from bot.service import Command, Refused, Request
+from bot.webapp.asking import (
+    Asker,
+    Askers,
+    Backend,
+    Problem,
+    json_response,
+    press_of,
+    replay_of_query,
+)
 from bot.webapp.live import Live
+from bot.webapp.replay import replay_page, replay_state
+from bot.webapp.view import plain
 
 log = logging.getLogger(__name__)
-STATIC = {"app.js": "application/javascript", "app.css": "text/css"}
+STATIC = {
+    "app.js": "application/javascript",
+    "app.css": "text/css",
+    "replay.js": "application/javascript",
+    "replay.css": "text/css",
+}
 MAX_BODY = 4096
 
 
@@ -47,10 +62,13 @@ class MiniApp:
         self.rt = rt
         self.askers = Askers(rt, token=token, max_age=max_age, clock=clock)
         self.live = Live(rt, self.askers, clock=clock)  # delivery's follower
-        index = _static("index.html").decode()
-        self.index = index.replace("{{TELEGRAM_JS}}", html.escape(telegram_js)).encode()
+        script = html.escape(telegram_js)
+        self.index = _static("index.html").decode().replace("{{TELEGRAM_JS}}", script).encode()
+        self.replay = _static("replay.html").decode().replace("{{TELEGRAM_JS}}", script).encode()
         self.files = {name: _static(name) for name in STATIC}
         self._runner: web.AppRunner | None = None
+        # More routes on the same site (`bot.monitor`: /healthz, /readyz, /metrics).
+        self.mounts: list[Callable[[web.Application], None]] = []
 
     # ---------------------------------------------------------------- the web server
 
@@ -58,10 +76,14 @@ class MiniApp:
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_get("/app", self._redirect)
         app.router.add_get("/app/", self._index)
+        app.router.add_get("/app/replay", self._replay_page)
         app.router.add_get("/app/static/{name}", self._file)
         app.router.add_get("/app/api/state", self._api(self._state))
         app.router.add_get("/app/api/events", self.live.events)
         app.router.add_post("/app/api/act", self._api(self._act))
+        app.router.add_get("/app/api/replay", self._api(self._replay))
+        for mount in self.mounts:
+            mount(app)
         return app
 
     async def start(self, host: str, port: int) -> None:
@@ -85,7 +107,15 @@ class MiniApp:
         raise web.HTTPFound("/app/" + (f"?{request.query_string}" if request.query_string else ""))
 
     async def _index(self, request: web.Request) -> web.Response:
+        # A round's replay opens the same address as the table (a direct link's start
+        # parameter, or the private button's ``replay=``): the replay page answers it.
+        asked = request.query.get("replay") or request.query.get("tgWebAppStartParam") or ""
+        if deep_links.replay_of(asked) is not None:
+            return _asset(self.replay, "text/html")
         return _asset(self.index, "text/html")
+
+    async def _replay_page(self, request: web.Request) -> web.Response:
+        return _asset(self.replay, "text/html")
 
     async def _file(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -164,6 +194,30 @@ class MiniApp:
         await response.write_eof()
         await self.rt.actions.publish(result.outcome)
         return response
+
+    async def _replay(self, request: web.Request, asker: Asker) -> web.Response:
+        """A settled round of a game, for its replay page (which checks its proof itself): to
+        a member of the game's group (or someone seated there), as the table is shown; a round
+        still being played is refused as /verify refuses it."""
+        asked = replay_of_query(request.query, asker.init.start_param)
+        if asked is None:
+            raise Problem(400, "bad_request", "app-bad_request")
+        game_id, round_no = asked
+        stored = await self.rt.service.stored_game(game_id)
+        if stored is None:
+            raise Problem(404, "not_found", "app-replay-not_found")
+        if asker.chat_id is not None and asker.chat_id != stored.chat_id:
+            raise Problem(403, "other_chat", "app-replay-other_chat")
+        view = await self.live.view_of(stored)
+        if not await self.askers.may_see(asker, view):
+            raise Problem(403, "not_member", "app-not_member")
+        try:
+            record = await self.rt.service.round_record(stored, round_no)
+        except Refused as refused:
+            message = plain(render.refusal(refused.code, refused.params, asker.lang))
+            return json_response({"ok": False, "error": refused.code, "message": message}, 409)
+        snap = self.rt.delivery.snapshot(view, asker.lang)
+        return json_response(replay_page(asker.lang, replay_state(snap, record)))
 
     async def _refused(self, asker: Asker, refused: Refusal, view: View | None) -> web.Response:
         message = render.toast(refused, asker.lang, self.rt.delivery.snapshot).text

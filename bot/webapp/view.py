@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from bot import render
+from bot import deep_links, render
 from bot.callbacks import Act
 from bot.i18n import t
 from bot.render.common import DEALT_PHASES, ROUND_PHASES, TIMED_PHASES, Offer, action_offers
@@ -51,6 +51,8 @@ LABELS = (
     "waiting_next",
     "players",
     "dark_card",
+    "deck_hash",
+    "replay_link",
     "achievements",
 )
 
@@ -227,6 +229,8 @@ def table_state(
         shown = render.result(s, settled, next_note=False).text
         lines = [line for raw in shown.split("\n") if (line := plain(raw)).strip()]
         result = {"title": lines[0], "lines": lines[1:]}  # (a result has its header)
+        if settled.shuffles:  # its replay, where the page checks the deck
+            result["replay"] = deep_links.replay_param(s.game_id, settled.round_no)
     notes = [plain(note) for note in render.announce(s, news)][-NEWS_SHOWN:]
     if end_note:
         notes.append(plain(end_note))
@@ -239,6 +243,12 @@ def table_state(
         "chat_title": chat_title,
         "banker": banker_json,
         "bottom": card_json(game.bottom) if game.phase in ROUND_PHASES else None,
+        # The whole hash, from before the first card (the chat shows its first 16 digits).
+        "commitment": (
+            game.shuffles[-1]["commitment"]
+            if game.shuffles and game.phase in DEALT_PHASES
+            else None
+        ),
         "seats": seats,
         "waiting": [s.names.get(p, str(p)) for p in waiting],
         "prompt": _prompt(s),

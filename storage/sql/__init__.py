@@ -22,7 +22,9 @@ from storage.sql.deadlines import DeadlineReads, DeadlineWrites
 from storage.sql.delivery import DeliveryReads, DeliveryWrites
 from storage.sql.games import GameQueries, GameReads, GameWrites
 from storage.sql.ledger import LedgerQueries, LedgerReads, LedgerWrites
+from storage.sql.notices import NoticeReads, NoticeWrites
 from storage.sql.screens import ScreenQueries, ScreenReads, ScreenWrites
+from storage.sql.seasons import SeasonReads, SeasonWrites
 from storage.sql.stats import StatsQueries, StatsWrites
 
 
@@ -36,6 +38,8 @@ class Transaction(
     ChatMigration,
     LeaseWrites,
     DeadlineWrites,
+    NoticeWrites,
+    SeasonWrites,
     AchievementWrites,
     ChatReads,
     GameReads,
@@ -44,6 +48,8 @@ class Transaction(
     ScreenReads,
     LeaseReads,
     DeadlineReads,
+    NoticeReads,
+    SeasonReads,
     AchievementReads,
 ):
     """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
@@ -62,6 +68,8 @@ class Storage(
     ScreenQueries,
     LeaseReads,
     DeadlineReads,
+    NoticeReads,
+    SeasonReads,
     AchievementReads,
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.

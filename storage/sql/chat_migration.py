@@ -19,6 +19,7 @@ from typing import Final
 from storage.errors import GameExists
 from storage.jsontext import dumps
 from storage.sql.base import Row, TableWrites
+from storage.sql.notices import MOVE_SUBSCRIBERS
 from storage.sql.stats import MERGE_STATS
 
 # Statements that write rows of the new id from rows of the old one: $1 the old id, $2 the new.
@@ -39,8 +40,17 @@ _MOVE_STATS: Final = (
 # saved after the upgrade: it wins whole.
 _MOVE_SETTINGS: Final = (
     "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-    "daily_refill) SELECT CAST($2 AS BIGINT), language, preset, overrides, turn_timeout, "
-    "house_banker, daily_refill FROM chats WHERE chat_id = $1 ON CONFLICT (chat_id) DO NOTHING"
+    "daily_refill, notices_per_hour, season, utc_offset) "
+    "SELECT CAST($2 AS BIGINT), language, preset, overrides, turn_timeout, house_banker, "
+    "daily_refill, notices_per_hour, season, utc_offset FROM chats WHERE chat_id = $1 "
+    "ON CONFLICT (chat_id) DO NOTHING"
+)
+# The seasons that ended keep their podiums (one of the new id at the same time wins).
+_MOVE_SEASONS: Final = (
+    "INSERT INTO seasons (chat_id, starts_at, ends_at, number, podium, champion_id, "
+    "champion_until) SELECT CAST($2 AS BIGINT), starts_at, ends_at, number, podium, "
+    "champion_id, champion_until FROM seasons WHERE chat_id = $1 "
+    "ON CONFLICT (chat_id, starts_at) DO NOTHING"
 )
 _MOVE_DIGESTS: Final = (
     "INSERT INTO shown_messages (chat_id, message_id, digest, shown_at) "
@@ -57,7 +67,7 @@ class ChatMigration(TableWrites):
         migration was handled: merged without losing a chip. A player in both gets the sum
         of both balances (both grants stay in the ledger, and the player's balance-after
         values are rewritten to the combined balance, so that the history ends at the
-        balance); statistics are added; names, settings and digests are the new chat's.
+        balance); statistics are added; names, settings, seasons and digests are the new chat's.
         `GameExists` (nothing written) if a thread has an unfinished game under both ids: two
         open games cannot be merged. Idempotent: once the old id is empty a call returns [].
         """
@@ -140,8 +150,15 @@ class ChatMigration(TableWrites):
         )
         await self._execute(_MOVE_SETTINGS, old_chat_id, new_chat_id)
         await self._execute("DELETE FROM chats WHERE chat_id = $1", old_chat_id)
+        await self._execute(_MOVE_SEASONS, old_chat_id, new_chat_id)
+        await self._execute("DELETE FROM seasons WHERE chat_id = $1", old_chat_id)
         await self._execute(_MOVE_DIGESTS, old_chat_id, new_chat_id)
         await self._execute("DELETE FROM shown_messages WHERE chat_id = $1", old_chat_id)
+        await self._execute(MOVE_SUBSCRIBERS, old_chat_id, new_chat_id)
+        await self._execute("DELETE FROM notice_subscribers WHERE chat_id = $1", old_chat_id)
+        await self._execute(
+            "UPDATE notices_sent SET chat_id = $1 WHERE chat_id = $2", new_chat_id, old_chat_id
+        )
         return sorted(row[0] for row in moved if row[1] != "finished")
 
 

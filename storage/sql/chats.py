@@ -12,6 +12,7 @@ concurrent change reads the row only once this one has committed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from storage.jsontext import dumps_sorted, loads
@@ -29,31 +30,66 @@ _UPSERT_USER: Final = (
     " ELSE u.client_language END "
     "RETURNING name, language, private_opened, client_language"
 )
+# The chat's settings (NULLs when it never saved any) and the champion of its last season.
 _GET_CHAT: Final = (
-    "SELECT language, preset, overrides, turn_timeout, house_banker, daily_refill "
-    "FROM chats WHERE chat_id = $1"
+    "SELECT c.language, c.preset, c.overrides, c.turn_timeout, c.house_banker, "
+    "c.daily_refill, c.notices_per_hour, c.season, c.utc_offset, s.champion_id, s.champion_until "
+    "FROM (SELECT CAST($1 AS BIGINT) AS chat_id) AS k "
+    "LEFT JOIN chats AS c ON c.chat_id = k.chat_id "
+    "LEFT JOIN seasons AS s ON s.chat_id = k.chat_id AND s.ends_at = "
+    " (SELECT max(ends_at) FROM seasons WHERE chat_id = k.chat_id)"
 )
 # The row of _chat_row, then what to do if the chat has one already.
 _INSERT_CHAT: Final = (
     "INSERT INTO chats (chat_id, language, preset, overrides, turn_timeout, house_banker, "
-    "daily_refill) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (chat_id) DO "
+    "daily_refill, notices_per_hour, season, utc_offset) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+    "ON CONFLICT (chat_id) DO "
 )
 _SAVE_CHAT: Final = _INSERT_CHAT + (
     "UPDATE SET language = EXCLUDED.language, preset = EXCLUDED.preset, "
     "overrides = EXCLUDED.overrides, turn_timeout = EXCLUDED.turn_timeout, "
-    "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill"
+    "house_banker = EXCLUDED.house_banker, daily_refill = EXCLUDED.daily_refill, "
+    "notices_per_hour = EXCLUDED.notices_per_hour, season = EXCLUDED.season, "
+    "utc_offset = EXCLUDED.utc_offset"
 )
 
 
 class ChatReads(TableReads):
     async def get_chat(self, chat_id: int) -> ChatSettings:
         row = await self._row(_GET_CHAT, chat_id)
-        if row is None:
-            return ChatSettings(chat_id, language=self._default_language)
-        language, preset, overrides, timeout, house, refill = row
-        return ChatSettings(
-            chat_id, language, preset, loads(overrides), timeout, bool(house), bool(refill)
-        )
+        assert row is not None  # one row, whether or not the chat has settings
+        (
+            language,
+            preset,
+            overrides,
+            timeout,
+            house,
+            refill,
+            notices,
+            season,
+            offset,
+            champion,
+            until,
+        ) = row
+        if language is None:
+            settings = ChatSettings(chat_id, language=self._default_language)
+        else:
+            settings = ChatSettings(
+                chat_id,
+                language,
+                preset,
+                loads(overrides),
+                timeout,
+                bool(house),
+                bool(refill),
+                notices,
+                season,
+                offset,
+            )
+        if champion is None:
+            return settings
+        return replace(settings, champion=champion, champion_until=until)
 
     async def get_user(self, user_id: int) -> User | None:
         row = await self._row(
@@ -113,4 +149,7 @@ def _chat_row(settings: ChatSettings) -> tuple[object, ...]:
         settings.turn_timeout,
         bool(settings.house_banker),
         bool(settings.daily_refill),
+        settings.notices_per_hour,
+        settings.season,
+        settings.utc_offset,
     )

@@ -113,6 +113,11 @@ class GameQueries(TableReads):
             since,
         )
 
+    async def open_game_chats(self) -> list[int]:
+        """The chat of every game not finished (a lobby or a game in progress), one per game:
+        the bot's readiness check (the database answers) and its count of active tables."""
+        return await self._column("SELECT chat_id FROM games WHERE status <> 'finished'")
+
     async def stale_games(self, idle_before: float) -> list[int]:
         return await self._column(
             "SELECT game_id FROM games WHERE status <> 'finished' AND updated_at < $1 "

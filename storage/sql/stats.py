@@ -7,6 +7,7 @@ Concurrency (PostgreSQL): add_stats adds relatively (INSERT … ON CONFLICT DO U
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from storage.models import LeaderboardRow, PlayerStats, StatsDelta
@@ -42,8 +43,14 @@ _INSERT_STAT_EVENT: Final = (
 
 class StatsQueries(TableReads):
     async def leaderboard(
-        self, chat_id: int, *, since: float | None = None, limit: int = 10
+        self,
+        chat_id: int,
+        *,
+        since: float | None = None,
+        until: float = math.inf,
+        limit: int = 10,
     ) -> list[LeaderboardRow]:
+        """By chips; or with ``since`` by the net won from then until ``until`` (a season)."""
         if since is None:
             # A banker's chips are his balance and the bank he holds: ranked by both.
             rows = await self._rows(
@@ -62,11 +69,13 @@ class StatsQueries(TableReads):
                 "FROM (SELECT user_id, CAST(sum(net) AS BIGINT) AS net, "
                 "      CAST(sum(rounds) AS BIGINT) AS rounds, "
                 "      CAST(sum(wins) AS BIGINT) AS wins FROM stat_events "
-                "      WHERE chat_id = $1 AND created_at >= $2 GROUP BY user_id) AS e "
+                "      WHERE chat_id = $1 AND created_at >= $2 AND created_at < $3 "
+                "      GROUP BY user_id) AS e "
                 "JOIN players AS p ON p.chat_id = $1 AND p.user_id = e.user_id "
-                "ORDER BY e.net DESC, p.balance DESC, p.user_id LIMIT $3",
+                "ORDER BY e.net DESC, p.balance DESC, p.user_id LIMIT $4",
                 chat_id,
                 since,
+                until,
                 limit,
             )
         return [LeaderboardRow(*row) for row in rows]

@@ -292,14 +292,16 @@ async def start_harness(
     *,
     opened: int | None = None,
     forum: bool = False,
+    clock: FakeClock | None = None,
 ) -> Harness:
     """A fresh bot, ``players`` users in one group (the first is its admin); the first
-    ``opened`` users (all by default) have opened the private chat with /start."""
+    ``opened`` users (all by default) have opened the private chat with /start. Its clock
+    reads the real time, unless ``clock`` is given."""
     bot = server.add_bot(TOKEN, username="ochko_test_bot")
     names = ["Аня", "Борис", "Вика", "Гоша", "Дима", "Ева"][:players]
     users = [server.create_user(name) for name in names]
     group = server.create_group("Очко", members=users, admins=users[:1], forum=forum)
-    app = await _open_app(server, settings)
+    app = await _open_app(server, settings, clock)
     harness = Harness(server, bot, app, group, users, settings=settings)
     harness.install_sources()
     for user in users[: players if opened is None else opened]:

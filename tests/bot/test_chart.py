@@ -275,7 +275,7 @@ async def test_top_of_all_time_and_of_this_month(harness: Harness, far_east: Non
 
     count = len(harness.group.all_messages)
     seen = len(harness.private(d).all_messages)
-    await harness.say(d, "/top")
+    await harness.say(d, "/top всё")
     await harness.say(d, "/top month")
     await harness.say(d, "/top месяц")
     every, month, month_ru = harness.private_since(d, seen)  # the asker's private chat

@@ -172,7 +172,7 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     count = len(harness.group.all_messages)
     seen = len(harness.private(b).all_messages)
     await harness.say(b, "/balance")
-    await harness.say(b, "/top")
+    await harness.say(b, "/top all")
     await harness.say(b, "/stats")
     stats = await harness.rt.storage.player_stats(harness.group.id, b.id)
     assert stats is not None and stats.rounds == 1 and stats.wins == 1 and stats.net == 50

@@ -66,15 +66,18 @@ def test_env_example_keeps_the_images_paths_and_listeners(monkeypatch: pytest.Mo
     assert settings.database_url.startswith("sqlite:////data/"), settings.database_url
     assert (settings.webhook_listen, settings.webhook_port) == ("0.0.0.0", 8443)
     assert (settings.webapp_listen, settings.webapp_port) == ("0.0.0.0", 8081)
+    assert (settings.metrics_listen, settings.metrics_port) == ("0.0.0.0", 9102)
     # The ports the image listens on are the ones it exposes.
     exposed = re.search(r"^EXPOSE (.+)$", (ROOT / "Dockerfile").read_text(), re.MULTILINE)
     assert exposed is not None
     assert set(exposed.group(1).split()) == {
         str(settings.webhook_port),
         str(settings.webapp_port),
+        str(settings.metrics_port),
     }
     # Neither a webhook nor a Mini App is switched on by the example's empty lines.
     assert settings.webhook_url is None and settings.webapp_url is None
+    assert not settings.metrics_enabled
     # Nothing the image sets for its own sake is overridden by the example.
     assert not set(example) & (set(image) - {"BOT_TOKEN"})
 

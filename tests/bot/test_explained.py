@@ -96,7 +96,7 @@ async def test_the_bankers_balance_includes_his_bank(harness: Harness) -> None:
     answer = plain(harness.private_since(a, seen)[-1])
     assert "1\xa0020" in answer and "в банке 220" in answer
     seen = len(harness.private(a).all_messages)
-    await harness.say(a, "/top")
+    await harness.say(a, "/top all")
     top = plain(harness.private_since(a, seen)[-1]).splitlines()
     assert "Аня" in top[1] and "1\xa0020" in top[1]  # first, above Борис and Вика with 990
 

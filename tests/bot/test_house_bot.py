@@ -64,7 +64,7 @@ async def test_a_round_against_the_house_by_buttons(harness: Harness) -> None:
     assert engine["banker"] == HOUSE_ID and engine["turn"] == b.id
 
     seen = len(harness.private(b).all_messages)
-    await harness.say(b, "/top")
+    await harness.say(b, "/top all")
     rows = await harness.rt.storage.leaderboard(harness.group.id, limit=10)
     assert HOUSE_ID in [row.user_id for row in rows]
     (top,) = harness.private_since(b, seen)  # the asker's private chat

@@ -10,7 +10,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 from bot import i18n, render
-from bot.callbacks import Act, parse_game, parse_setting
+from bot.callbacks import Act, parse_game, parse_notice, parse_setting
 from bot.commands import COMMANDS, sections
 from bot.render.common import (
     MAX_ALERT,
@@ -83,9 +83,10 @@ def buttons(markup: InlineKeyboardMarkup | None) -> list[tuple[Act, int | None]]
     out = []
     for row in markup.inline_keyboard if markup else ():
         for b in row:
-            if b.url:
+            data = b.callback_data if isinstance(b.callback_data, str) else None
+            if b.url or parse_notice(data) is not None:  # a call to play's 🔔: not the game's
                 continue
-            parsed = parse_game(b.callback_data if isinstance(b.callback_data, str) else None)
+            parsed = parse_game(data)
             assert parsed is not None, b.callback_data
             assert parsed.game_id == 42 and parsed.version == 5
             out.append((parsed.act, parsed.amount))

@@ -199,6 +199,43 @@ async def test_removed_bot_is_told_and_refused_everywhere(
         await query.wait(timeout=0.05)
 
 
+@pytest.mark.parametrize("admin_bot", [False, True])
+async def test_a_member_who_leaves_or_is_removed_is_told_as_telegram_tells_it(
+    world: World, admin_bot: bool
+) -> None:
+    server, alice, bob = world.server, world.alice, world.bob
+    carol = server.create_user("Carol")
+    group = server.create_group(
+        "Leaving", members=[alice, bob, carol], admins=[alice], bot_admin=admin_bot
+    )
+    await updates(world)
+    left = server.remove_member(group, bob)
+    removed = server.remove_member(group, carol, by=alice)
+    assert bob.id not in group.members and carol.id not in group.members
+    assert left.service == {"left_chat_member": bob.to_dict()}
+    assert removed.service == {"left_chat_member": carol.to_dict()}
+    # The service messages reach every bot of the group, from whoever made the change.
+    batch = await updates(world)
+    assert kinds(batch) == ["message", "message"]
+    assert [u["message"]["from"]["id"] for u in batch] == [bob.id, alice.id]
+    parsed = telegram.Update.de_json(batch[0], world.ptb)
+    assert parsed.message is not None and parsed.message.left_chat_member is not None
+    assert parsed.message.left_chat_member.id == bob.id
+    # chat_member updates go to administrator bots that asked for them.
+    server.remove_member(group, alice)
+    asked = await updates(world, allowed_updates=["message", "chat_member"])
+    assert kinds(asked) == (["chat_member", "message"] if admin_bot else ["message"])
+    if admin_bot:
+        change = telegram.Update.de_json(asked[0], world.ptb).chat_member
+        assert change is not None and change.new_chat_member.user.id == alice.id
+        assert (change.old_chat_member.status, change.new_chat_member.status) == (
+            "creator",
+            "left",
+        )
+    with pytest.raises(ValueError, match="not a member"):
+        server.remove_member(group, bob)
+
+
 async def test_bot_added_back_is_told_and_can_write(world: World) -> None:
     server, group = world.server, world.group
     server.remove_bot(world.bot, group)

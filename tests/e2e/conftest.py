@@ -447,6 +447,7 @@ class E2E:
             if r.method.lower() not in ("getupdates",)
             and "message is not modified" not in (r.description or "")
             and not self._answered_before_a_restart(r)
+            and not self._answered_before_a_redelivery(r)
         ]
         assert unexpected == [], (unexpected, self._history(unexpected))
 
@@ -457,6 +458,11 @@ class E2E:
         queries = {query for query, _ in keys if query}
         chats = {chat for _, chat in keys if chat is not None}
         lines = [f"starts/kills at {[round(t, 2) for t in self.started]}"]
+        lines += [
+            f"{a.time:.2f} webhook POST of update {a.update.get('update_id')} failed: {a.error}"
+            for a in self.bot.webhook_attempts
+            if a.error is not None
+        ][-20:]
         for r in self.server.requests:
             if r.params.get("callback_query_id") in queries or r.chat_id in chats:
                 lines.append(f"{r.time:.2f} {r.method} {r.status} {r.params}")
@@ -475,6 +481,28 @@ class E2E:
             for r in self.server.requests
             for start in self.started
         )
+
+    def _answered_before_a_redelivery(self, refused: RequestRecord) -> bool:
+        """A press answered, whose update the webhook then posted again after a failed POST
+        (a timeout, a 5xx): Telegram does the same, the first POST may have been handled, and
+        the second answer is refused as Telegram refuses it."""
+        if refused.method != "answerCallbackQuery" or QUERY_TOO_OLD not in (
+            refused.description or ""
+        ):
+            return False
+        query = refused.params.get("callback_query_id")
+        posts = [
+            a
+            for a in self.bot.webhook_attempts
+            if a.update.get("callback_query", {}).get("id") == query and a.time < refused.time
+        ]
+        answered = any(
+            r.method == "answerCallbackQuery"
+            and r.ok
+            and r.params.get("callback_query_id") == query
+            for r in self.server.requests
+        )
+        return answered and len(posts) > 1 and posts[0].error is not None
 
     def unrecorded_edits_repeated(self) -> list[RequestRecord]:
         """Edits refused as "not modified" that are not a restart repeating an edit the killed

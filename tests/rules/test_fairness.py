@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from rules.cards import build_deck
-from rules.events import CardDealt, DeckShuffled, Event, RevealedShuffle, RoundSettled
+from rules.events import (
+    CardDealt,
+    DeckShuffled,
+    Event,
+    RevealedShuffle,
+    RoundSettled,
+    RoundStarted,
+)
 from rules.fairness import (
     canonical,
     commitment,
@@ -235,3 +242,30 @@ def test_a_log_from_before_the_fair_deck_replays_without_commitments() -> None:
     legacy = Game(game.variant)
     legacy.log = old_log
     assert legacy.revealed_round(settled.round_no) == ()
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_rounds_record_is_every_action_and_event_as_played(name: str) -> None:
+    game = new_game(PRESETS[name], [(1, 200), (2, 200), (3, 200)], source=seeded(31))
+    rng = random.Random(5)
+    played: list[list[Event]] = []  # each action's events, as it was played
+    while not game.is_over and sum(isinstance(e, RoundSettled) for ev in played for e in ev) < 4:
+        played.append(game.start() if game.phase is Phase.LOBBY else _step(game, rng))
+    # Archive all but the round being dealt: the record reads both parts of the log.
+    archived = game.archive_log(0)
+    for r in [e for ev in played for e in ev if isinstance(e, RoundSettled)]:
+        record = game.round_record(r.round_no, archived)
+        assert record is not None
+        assert record.settled == r and record.round_no == r.round_no
+        assert record.shuffles == r.shuffles == game.revealed_round(r.round_no, archived)
+        first = next(
+            i
+            for i, ev in enumerate(played)
+            if any(isinstance(e, RoundStarted) and e.round_no == r.round_no for e in ev)
+        )
+        last = next(i for i, ev in enumerate(played) if r in ev)
+        assert [list(step.events) for step in record.steps] == played[first : last + 1]
+        dealt = [e.card for step in record.steps for e in step.events if isinstance(e, CardDealt)]
+        assert dealt == [card for s in r.shuffles for card in s.dealt]
+    assert any(isinstance(e, RoundSettled) for ev in played for e in ev)
+    assert game.round_record(game.round_no + 1, archived) is None

@@ -135,9 +135,18 @@ async def _fill(storage: Storage, clock: FakeClock) -> None:
         assert await tx.hold_lease(f"chat:{CHAT_A}", "replica-a", 20, '{"sent":[1.5]}')
         assert await tx.hold_lease("job:sweep", "replica-b", 54)
         await tx.save_deadline("ask", f"{CHAT_A}:556", clock.now + 59.25)  # «end the game?»
+        # A season that ended, with its podium and its champion.
+        season = await tx.close_season(
+            CHAT_A, 1_700_000_000.0, 1_700_600_000.0, [(2, "Борис", 50), (1, "Аня", -50)], 1.8e9
+        )
+        assert season is not None and season.number == 1
         refill = await tx.refill(CHAT_B, 2, 500, period=86_400)
         assert refill.amount == 500
-        await tx.create_game(CHAT_B, 0, 1, STATE)  # a lobby
+        lobby = await tx.create_game(CHAT_B, 0, 1, STATE)  # a lobby
+        # A call to play: who asked to be told, and the notice claimed of the lobby.
+        await tx.subscribe(CHAT_B, 2)
+        await tx.subscribe(CHAT_A, 3)
+        assert await tx.claim_notices(CHAT_B, lobby.game_id, 1, 3, clock.now) == [2]
     # A replica's claim on the due deadline: claim_owner and claim_until are copied too.
     assert await storage.claim_deadlines("ask", clock.now + 60, "replica-b", hold=7) == [
         (f"{CHAT_A}:556", clock.now + 59.25)

@@ -259,7 +259,7 @@ cmd-endgame = end the game (host, banker, admin)
 cmd-odds = the odds of a bust and of 21 on the next card (in the private chat)
 cmd-odds-private = the odds of a bust and of 21 on the next card
 cmd-balance = my chips
-cmd-top = the chat's leaderboard
+cmd-top = the season's leaderboard (/top all — all-time)
 cmd-stats = my statistics and achievements
 cmd-chart = my chips over time (reply to someone: theirs)
 cmd-rules = the rules of the game [rule set]
@@ -572,6 +572,82 @@ help-section-chips = 💰 <b>Chips and the deck check</b>
 help-section-other = ⚙ <b>Everything else</b>
 refusal-no_dark = This rule set has no blind cards.
 chart-unavailable = 📈 Charts are not drawn here: the bot's charting library (matplotlib) is not installed. For the bot's owner: pip install 'ochko-bot[chart]'.
+
+## A call to play (issue 31): /notify, the 🔔 button of the lobby and results, the private
+## notice and its buttons, the 📣 option of /settings
+cmd-notify = call me when a table opens here (/notify off to stop)
+notice-text = 🔔 A table opened in “{ $chat }” — { $name } calls you to play.
+notice-btn-switch = 🔔 Call me
+notice-btn-off = 🔕 Stop calling
+notice-on = 🔔 We’ll call you privately when a table opens here.
+notice-on_closed = 🔔 We’ll call you when a table opens here — but first write to the bot privately: the call comes there.
+notice-off = 🔕 No more calls.
+notice-usage = /notify — be called when a table opens here, or stop; /notify on to be called, /notify off to stop.
+settings-notices = 📣 Call to play: { $value ->
+        [0] off
+       *[other] at most { $value } an hour
+    }
+settings-btn-notices = { $value ->
+        [0] 📣 off
+       *[other] 📣 { $value }/h
+    }
+
+# --- Seasons with a champion (issue 31) ---
+# The word after /top that asks for the all-time table (typed, lower case).
+top-arg_all = all
+top-season = 🏆 <b>Season { $number }</b> · { $days }
+top-season-champion = 🏆 Champion of season { $season }: { $name }
+top-season-all = All-time: /top all
+season-ended = 🏁 <b>Season { $number } is over!</b> ({ $days })
+season-place = { $place } { $name } — <b>{ $net }</b>
+season-champion = 🏆 The champion is { $name }! The cup stands beside their name all next season.
+season-length-off = off
+season-length-week = week
+season-length-month = month
+settings-season = Seasons: { $value }
+settings-btn-season = 🏆 { $value }
+settings-tz = Time zone: UTC+{ $value }
+settings-btn-tz = +{ $value }
+
+## Replay: a settled round replayed in the Mini App, its deck checked in the page (issue 31)
+btn-replay = 🔍 Check round { $round }
+app-deck_hash = 🔒 Deck hash
+app-replay_link = 🔍 Check the round in its replay
+app-replay-not_found = There is no such game.
+app-replay-other_chat = This round was played in another chat.
+app-replay-title = Round { $round } replay
+app-replay-proof = Deck check
+app-replay-checking = Checking…
+app-replay-holds = ✅ The deck is fair: the hash matches and the cards followed the order
+app-replay-fails = ❌ The check failed
+app-replay-hash_ok = ✅ Deck { $n }: SHA-256 of the salt and order matches the hash shown before the first card
+app-replay-hash_bad = ❌ Deck { $n }: SHA-256 of the salt and order is { $computed }, but the hash shown before the first card was { $committed }
+app-replay-deal_ok = ✅ Deck { $n }: every card dealt exactly in order
+app-replay-deal_bad = ❌ Deck { $n }: card { $place } dealt was { $card }, the order says { $expected }
+app-replay-bottom_bad = ❌ The bottom card was { $card }, the order's last card is { $expected }
+app-replay-count_bad = ❌ The round's shuffles do not match the decks revealed
+app-replay-no_proof = This round was dealt before the bot showed deck hashes: there is nothing to check.
+app-replay-no_crypto = ❌ This browser cannot compute SHA-256 (WebCrypto): it cannot be checked here.
+app-replay-commitment = Hash:
+app-replay-salt = Salt:
+app-replay-order = Order:
+app-replay-prev = ◀
+app-replay-next = ▶
+app-replay-first = ⏮
+app-replay-last = ⏭
+app-replay-step = { $n } of { $total }
+app-replay-how = The check runs here, in your browser: SHA-256 of “ochko-v1|salt|order” is compared with the hash shown before the first card, and every dealt card with the order. No need to trust the server.
+replay-shuffled = 🔀 Deck shuffled: { $cards } cards, hash { $hash }
+replay-reshuffled = 🔄 Discards shuffled: { $cards } cards, hash { $hash }
+replay-bottom = 👇 Bottom card: { $card }
+replay-card = 🃏 { $name } gets { $card }
+replay-card_dark = 🌑 { $name } draws blind: { $card }
+replay-stake = 💰 { $name } stakes { $amount }
+replay-stood = ✋ { $name } stands
+replay-to_bank = 🏦 { $name } → bank: { $amount }
+replay-from_bank = 🏦 bank → { $name }: { $amount }
+replay-settled = 🏁 Showdown
+help-verify_app = 🔍 /verify — a button to replay the round: the page checks the deck itself.
 
 ## Achievements (issue 31): the codes of rules/achievements.py, each earned once per person and chat
 achievement-golden = Golden ochko

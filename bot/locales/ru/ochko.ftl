@@ -273,7 +273,7 @@ cmd-endgame = завершить игру (создатель, банкир, а�
 cmd-odds = шансы перебора и очка на следующей карте (в личку)
 cmd-odds-private = шансы перебора и очка на следующей карте
 cmd-balance = сколько у меня фишек
-cmd-top = лучшие игроки чата
+cmd-top = лучшие игроки сезона (/top всё — за всё время)
 cmd-stats = моя статистика и достижения
 cmd-chart = график моих фишек (ответом на сообщение — чужих)
 cmd-rules = правила игры [вариант]
@@ -602,6 +602,82 @@ help-section-chips = 💰 <b>Фишки и проверка колоды</b>
 help-section-other = ⚙ <b>Прочее</b>
 refusal-no_dark = В этом варианте втёмную не играют.
 chart-unavailable = 📈 Графики здесь не рисуются: у бота не установлена библиотека для них (matplotlib). Владельцу бота: pip install 'ochko-bot[chart]'.
+
+## A call to play (issue 31): /notify, the 🔔 button of the lobby and results, the private
+## notice and its buttons, the 📣 option of /settings
+cmd-notify = звать меня, когда здесь откроют стол (/notify off — не звать)
+notice-text = 🔔 В «{ $chat }» открыли стол — { $name } зовёт играть.
+notice-btn-switch = 🔔 Звать меня
+notice-btn-off = 🔕 Не звать
+notice-on = 🔔 Позовём в личку, когда здесь откроют стол.
+notice-on_closed = 🔔 Позовём, когда здесь откроют стол, — но сначала напишите боту в личку: зов приходит туда.
+notice-off = 🔕 Больше не зовём.
+notice-usage = /notify — звать меня, когда здесь откроют стол, или перестать; /notify on — звать, /notify off — не звать.
+settings-notices = 📣 Зов к игре: { $value ->
+        [0] выкл
+       *[other] не чаще { $value } в час
+    }
+settings-btn-notices = { $value ->
+        [0] 📣 выкл
+       *[other] 📣 { $value }/ч
+    }
+
+# --- Seasons with a champion (issue 31) ---
+# The word after /top that asks for the all-time table (typed, lower case; «все» works too).
+top-arg_all = всё
+top-season = 🏆 <b>Сезон { $number }</b> · { $days }
+top-season-champion = 🏆 Чемпион сезона { $season }: { $name }
+top-season-all = За всё время: /top всё
+season-ended = 🏁 <b>Сезон { $number } окончен!</b> ({ $days })
+season-place = { $place } { $name } — <b>{ $net }</b>
+season-champion = 🏆 Чемпион — { $name }! Кубок будет стоять у имени весь следующий сезон.
+season-length-off = выкл
+season-length-week = неделя
+season-length-month = месяц
+settings-season = Сезоны: { $value }
+settings-btn-season = 🏆 { $value }
+settings-tz = Часовой пояс: UTC+{ $value }
+settings-btn-tz = +{ $value }
+
+## Replay: a settled round replayed in the Mini App, its deck checked in the page (issue 31)
+btn-replay = 🔍 Проверить раунд { $round }
+app-deck_hash = 🔒 Хеш колоды
+app-replay_link = 🔍 Проверить раунд в повторе
+app-replay-not_found = Такой игры нет.
+app-replay-other_chat = Этот раунд сыгран в другом чате.
+app-replay-title = Повтор раунда { $round }
+app-replay-proof = Проверка колоды
+app-replay-checking = Проверяем…
+app-replay-holds = ✅ Колода честная: хеш совпал, карты шли по порядку
+app-replay-fails = ❌ Проверка не прошла
+app-replay-hash_ok = ✅ Колода { $n }: SHA-256 соли и порядка совпадает с хешем, показанным до первой карты
+app-replay-hash_bad = ❌ Колода { $n }: SHA-256 соли и порядка — { $computed }, а до первой карты показан { $committed }
+app-replay-deal_ok = ✅ Колода { $n }: каждая сданная карта — точно по порядку
+app-replay-deal_bad = ❌ Колода { $n }: { $place }-й сдана { $card }, а по порядку — { $expected }
+app-replay-bottom_bad = ❌ Нижняя карта { $card }, а последняя в порядке — { $expected }
+app-replay-count_bad = ❌ Тасовки раунда не совпадают с раскрытыми колодами
+app-replay-no_proof = Этот раунд сдан до того, как бот начал показывать хеш колоды: проверить нечего.
+app-replay-no_crypto = ❌ Этот браузер не считает SHA-256 (WebCrypto): проверить здесь нельзя.
+app-replay-commitment = Хеш:
+app-replay-salt = Соль:
+app-replay-order = Порядок:
+app-replay-prev = ◀
+app-replay-next = ▶
+app-replay-first = ⏮
+app-replay-last = ⏭
+app-replay-step = { $n } из { $total }
+app-replay-how = Проверка идёт здесь, в вашем браузере: SHA-256 строки «ochko-v1|соль|порядок» сверяется с хешем, показанным до первой карты, а каждая сданная карта — с порядком. Серверу верить не нужно.
+replay-shuffled = 🔀 Колода перетасована: { $cards } карт, хеш { $hash }
+replay-reshuffled = 🔄 Сброс перетасован: { $cards } карт, хеш { $hash }
+replay-bottom = 👇 Нижняя карта: { $card }
+replay-card = 🃏 { $name } получает { $card }
+replay-card_dark = 🌑 { $name } берёт втёмную: { $card }
+replay-stake = 💰 { $name } ставит { $amount }
+replay-stood = ✋ { $name }: хватит
+replay-to_bank = 🏦 { $name } → банк: { $amount }
+replay-from_bank = 🏦 банк → { $name }: { $amount }
+replay-settled = 🏁 Вскрываемся
+help-verify_app = 🔍 /verify — кнопка повтора раунда: страница сама проверит колоду.
 
 ## Achievements (issue 31): the codes of rules/achievements.py, each earned once per person and chat
 achievement-golden = Золотое очко

@@ -195,6 +195,7 @@
     renderHand(g);
     renderActions(g);
     renderResult(g);
+    renderHash(g);
     renderEvents(g);
     turnHaptic(g);
     body.dataset.version = String(g.version == null ? 0 : g.version);
@@ -493,6 +494,18 @@
     }
     box.appendChild(ul);
     if (old) old.replaceWith(box); else slot.appendChild(box);
+  };
+
+  // The whole deck hash before the first card (the commitment the replay's check compares
+  // with), and after a result the way to that round's replay (initData goes along in the hash).
+  const renderHash = (g) => {
+    show($("deck-hash"), !!g.commitment);
+    setText($("deck-hash-label"), L("deck_hash"));
+    setText($("deck-hash-value"), g.commitment || "");
+    const replay = g.result && g.result.replay;
+    show($("replay-slot"), !!replay);
+    setText($("replay-link"), replay ? L("replay_link") : "");
+    if (replay) $("replay-link").href = new URL("replay?replay=" + encodeURIComponent(replay), base).toString() + location.hash;
   };
 
   const renderEvents = (g) => {
