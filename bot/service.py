@@ -19,6 +19,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from bot.achievements import record_round
 from bot.errors import AlreadyDone, Duplicate, Refused
 from bot.game_state import NEWS_KEEP, NEWS_KINDS, Meta, decision_of, game_of, meta_of, status_of
 from bot.outcomes import Outcome
@@ -525,10 +526,16 @@ class GameService(ServiceReads, ServiceSettings, ServiceNotices, ServiceSeasons)
                 news = []
                 for player, delta in round_stats(event, game.variant):
                     await tx.add_stats(stored.chat_id, player, delta)
+                # The result the chat is shown names the achievements earned first.
+                shown: Event = await record_round(
+                    tx, stored.chat_id, stored.game_id, event, game.variant, self.starting_balance
+                )
+            else:
+                shown = event
             if isinstance(event, RoundSettled | SessionEnded):
                 meta.outbox_seq += 1
                 kind = "result" if isinstance(event, RoundSettled) else "ended"
-                meta.outbox.append({"kind": kind, "event": event.to_dict(), "seq": meta.outbox_seq})
+                meta.outbox.append({"kind": kind, "event": shown.to_dict(), "seq": meta.outbox_seq})
         meta.news = news[-NEWS_KEEP:]
         new_version = stored.version + 1
         decision = decision_of(game)

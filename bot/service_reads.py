@@ -18,7 +18,16 @@ from bot.permissions import AdminCheck, AdminNeeded, ask, verify_end
 from rules.events import RevealedShuffle, RoundRecord
 from rules.game import Game
 from rules.variants import PRESETS, Variant
-from storage import ChatSettings, LeaderboardRow, Player, PlayerStats, Storage, StoredGame, User
+from storage import (
+    Achievement,
+    ChatSettings,
+    LeaderboardRow,
+    Player,
+    PlayerStats,
+    Storage,
+    StoredGame,
+    User,
+)
 
 __all__ = ["Balance", "BalanceHistory", "ServiceReads", "StoredGame"]
 
@@ -93,6 +102,10 @@ class ServiceReads:
 
     async def player_stats(self, chat_id: int, user_id: int) -> PlayerStats | None:
         return await self.storage.player_stats(chat_id, user_id)
+
+    async def achievements(self, chat_id: int, user_id: int) -> list[Achievement]:
+        """A person's achievements in a chat, in the order earned (each with its round)."""
+        return await self.storage.achievements(chat_id, user_id)
 
     async def balance_history(self, chat_id: int, user_id: int) -> BalanceHistory | None:
         """None for someone who never played in the chat, or whose chips never moved."""

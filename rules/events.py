@@ -215,6 +215,11 @@ class PlayerResult:
     # A win's full due (stake, or twice it); ``net`` below it means the bank ran dry. 0: not a
     # win, or a result recorded before dues were kept.
     due: int = 0
+    # The stake was the whole bank (ва-банк); all the chips the player could put at risk; this
+    # hand's win emptied the bank. False in results recorded before they were kept.
+    whole_bank: bool = False
+    all_in: bool = False
+    broke_bank: bool = False
 
 
 @event("round_settled")
@@ -229,6 +234,10 @@ class RoundSettled(Event):
     balances: tuple[tuple[int, int], ...]
     # The round's shuffles, revealed at the showdown (a round played before the fair deck: none).
     shuffles: tuple[RevealedShuffle, ...] = ()
+    # The achievements first earned in this round, (player, code): the engine leaves it empty
+    # (rules.achievements says what a round earns; only the owner's records know whether it
+    # is the first time) and the owner fills it in when it records them.
+    earned: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -275,6 +275,12 @@ class RoundFlow(GameState):
         hand.due = due
         hand.net = paid
         hand.outcome = "win" if paid > 0 else "push"
+        if paid > 0 and self.bank == 0:
+            # This win emptied the bank (a later loss may fill it again, and a later win
+            # empty it: the last one counts).
+            for other in self.hands.values():
+                other.broke_bank = False
+            hand.broke_bank = True
         return paid
 
     def _settle_naturals(self) -> None:

@@ -50,6 +50,8 @@ class PlayActions(RoundFlow):
         self._begin({"a": "stake", "p": player, "amount": amount})
         hand = self.hands[player]
         hand.stake = amount
+        hand.whole_bank = amount == self.bank
+        hand.all_in = amount == self._affordable(self.seat(player).balance)
         hand.status = HandStatus.STAKED
         self._emit(StakePlaced(player, amount))
         self._advance()

@@ -312,6 +312,9 @@ class GameState:
                     natural=is_natural(hand.cards, self.variant),
                     dark=hand.has_dark,
                     due=hand.due,
+                    whole_bank=hand.whole_bank,
+                    all_in=hand.all_in,
+                    broke_bank=hand.broke_bank and self.bank == 0,
                 )
             )
         return RoundSettled(

@@ -58,6 +58,12 @@ class Hand:
     # What a win was owed in full (stake, or twice it); a bank that ran dry paid less (``net``).
     # Left out while 0 (hands stored before it was kept have none).
     due: int = field(default=0, metadata=stored(omit_default=True))
+    # How the stake was named and what the hand did to the bank, for the achievements
+    # (rules.achievements): the stake was the whole bank (ва-банк), or all the chips its player
+    # could put at risk; a win of this hand left the bank empty. Left out while False.
+    whole_bank: bool = field(default=False, metadata=stored(omit_default=True))
+    all_in: bool = field(default=False, metadata=stored(omit_default=True))
+    broke_bank: bool = field(default=False, metadata=stored(omit_default=True))
 
     @property
     def codes(self) -> tuple[str, ...]:

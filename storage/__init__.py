@@ -23,6 +23,7 @@ from storage.migrations import MIGRATIONS, Migration
 from storage.models import (
     UNSET,
     Account,
+    Achievement,
     ChatSettings,
     GameStatus,
     LeaderboardRow,
@@ -45,6 +46,7 @@ __all__ = [
     "MIGRATIONS",
     "UNSET",
     "Account",
+    "Achievement",
     "ChatSettings",
     "ConcurrencyConflict",
     "CorruptDatabase",

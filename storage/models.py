@@ -163,6 +163,17 @@ class Screen:
 
 
 @dataclass(frozen=True, slots=True)
+class Achievement:
+    """An achievement a person earned in a chat (rules/achievements.py names the codes), with
+    the round that earned it."""
+
+    code: str
+    game_id: int
+    round_no: int
+    earned_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class StatsDelta:
     rounds: int = 0
     wins: int = 0

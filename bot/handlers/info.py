@@ -135,8 +135,10 @@ async def cmd_top(asked: Asked) -> None:
 
 @group_command
 async def cmd_stats(asked: Asked) -> None:
-    stats = await asked.rt.service.player_stats(asked.chat.id, asked.user.id)
-    await asked.say(render.stats(stats, display_name(asked.user), asked.lang))
+    service = asked.rt.service
+    stats = await service.player_stats(asked.chat.id, asked.user.id)
+    earned = await service.achievements(asked.chat.id, asked.user.id)
+    await asked.say(render.stats(stats, display_name(asked.user), asked.lang, earned))
 
 
 def reply_target(message: Message | None, user: User) -> User:

@@ -8,7 +8,7 @@ private hand as ``visible_to_owner``.
 
 from __future__ import annotations
 
-from bot.render.common import JOKER, Rendered, Snapshot, card, text
+from bot.render.common import JOKER, Rendered, Snapshot, achievement_title, card, text
 from bot.render.hands import hand, odds_alert, odds_text, peek
 from bot.render.info import (
     balance,
@@ -40,6 +40,7 @@ __all__ = [
     "JOKER",
     "Rendered",
     "Snapshot",
+    "achievement_title",
     "announce",
     "balance",
     "balances",

@@ -258,3 +258,10 @@ def text(key: str, lang: str, **params: object) -> str:
         for k, v in params.items()
     }
     return t(key, lang, **safe)
+
+
+def achievement_title(code: str, lang: str) -> str | None:
+    """The catalog's name of an achievement (rules/achievements.py), None for a code this
+    version does not know (recorded by a newer one)."""
+    key = f"achievement-{code}"
+    return t(key, lang) if has(key) else None

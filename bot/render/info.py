@@ -11,6 +11,7 @@ from bot.i18n import has, t
 from bot.render.common import (
     MEDALS,
     PRESET_ORDER,
+    achievement_title,
     escape_name,
     fit_text,
     preset_label,
@@ -19,7 +20,7 @@ from bot.render.common import (
 )
 from bot.seasons import TROPHY
 from rules.variants import PRESETS, StakeCap, Variant
-from storage.models import LeaderboardRow, PlayerStats
+from storage.models import Achievement, LeaderboardRow, PlayerStats
 
 
 def help_text(
@@ -112,6 +113,7 @@ def rules_parts(
     if v.voluntary_pass_after is not None:
         bank.append(t("rules-pass-voluntary", lang, rounds=v.voluntary_pass_after))
     bank.append(t("rules-end_all_dealt" if v.end_when_all_dealt else "rules-end_chips", lang))
+    bank.append(t("rules-achievements", lang))
     others = [p for p in PRESET_ORDER if p != v.name]
     bank.append(t("rules-others", lang, presets=", ".join(f"/rules {p}" for p in others)))
     return [play, stakes, cards, bank]
@@ -171,7 +173,9 @@ def leaderboard_rows(
     return fit_text(head, body, tail, lang)
 
 
-def stats(st: PlayerStats | None, name: str, lang: str) -> str:
+def stats(st: PlayerStats | None, name: str, lang: str, earned: Sequence[Achievement] = ()) -> str:
+    """/stats: a person's rounds and chips in the chat, and the achievements earned there, each
+    with its round."""
     shown = escape_name(name)
     if st is None or st.rounds == 0:
         return t("stats-none", lang, name=shown)
@@ -184,6 +188,15 @@ def stats(st: PlayerStats | None, name: str, lang: str) -> str:
         t("stats-special", lang, **special),
         t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)),
     ]
+    known = [(a, title) for a in earned if (title := achievement_title(a.code, lang)) is not None]
+    if known:
+        lines += ["", t("stats-achievements", lang, count=len(known))]
+        lines += [
+            t("stats-achievement", lang, title=title, about=t(f"achievement-{a.code}-about", lang))
+            + " · "
+            + t("stats-achievement_round", lang, round=a.round_no)
+            for a, title in known
+        ]
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from bot.render.common import (
     MEDALS,
     Rendered,
     Snapshot,
+    achievement_title,
     action_rows,
     bold_name,
     clip,
@@ -85,6 +86,7 @@ def result(s: Snapshot, settled: RoundSettled, *, next_note: bool = True) -> Ren
         cards = codes_text(r.cards) or t("table-no_cards", lang)
         payment = _payment(r.stake, r.net, r.outcome, lang, r.due)
         body.append(t("result-row", lang, name=name, cards=cards, total=total, payment=payment))
+    body += earned_lines(s, settled.earned, lang)
     tail = [
         "",
         t("result-banker_net", lang, amount=signed(banker_net)),
@@ -128,6 +130,20 @@ def replay_row(s: Snapshot, round_no: int, *, private: bool) -> list[InlineKeybo
         url = deep_links.replay_link(s.bot_username, s.app_name, s.game_id, round_no)
         return [InlineKeyboardButton(label, url=url)]
     return []
+
+
+def earned_lines(s: Snapshot, earned: Sequence[tuple[int, str]], lang: str) -> list[str]:
+    """🏅 A person: the achievements this round earned them for the first time (one line a
+    person, in the order earned)."""
+    titles: dict[int, list[str]] = {}
+    for person, code in earned:
+        title = achievement_title(code, lang)
+        if title is not None:
+            titles.setdefault(person, []).append(title)
+    return [
+        t("result-achievement", lang, name=bold_name(s, person), titles=", ".join(names))
+        for person, names in titles.items()
+    ]
 
 
 def verify(round_no: int, shuffles: Sequence[RevealedShuffle], lang: str) -> str:

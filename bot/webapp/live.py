@@ -33,6 +33,9 @@ WATCH_SECONDS = 0.1  # how often replicas look for games other processes saved
 WATCH = ("miniapp_watch",)  # its key on the scheduler
 VIEW_CACHE = 4096
 _StateKey = tuple[int, int, float | None, str, int]
+# A person's achievements in a chat are read again only when a round of the table was settled
+# since: (game, round, settled) of the view they were read with.
+_EarnedMark = tuple[int, int, bool]
 
 
 class Live:
@@ -52,6 +55,10 @@ class Live:
         self._settled: LRUCache[int, RoundSettled] = LRUCache(VIEW_CACHE)
         # (game, version, deadline, language, second) -> what everyone at that table sees
         self._table_states: LRUCache[_StateKey, dict[str, Any]] = LRUCache(VIEW_CACHE)
+        # (chat, person) -> (the mark they were read at, (code, round) of each achievement)
+        self._earned: LRUCache[tuple[int, int], tuple[_EarnedMark, list[tuple[str, int]]]] = (
+            LRUCache(VIEW_CACHE)
+        )
         self._streams_of: Counter[int] = Counter()  # person -> event streams open
         self._since = 0.0  # the watch's last look, by the writers' clocks
         self._streams: set[web.StreamResponse] = set()
@@ -155,10 +162,28 @@ class Live:
         self.seen(view)
         return view
 
-    def state_of(self, asker: Asker, view: View | None) -> dict[str, Any]:
+    async def earned(self, asker: Asker, view: View | None) -> list[tuple[str, int]]:
+        """The asker's achievements in the chat of the table shown, (code, round), read once a
+        round (a settled round may have earned one)."""
+        chat_id = view.stored.chat_id if view is not None else asker.chat_id
+        if chat_id is None:
+            return []
+        mark: _EarnedMark = (0, 0, False)
+        if view is not None:
+            over = view.game.phase in (Phase.ROUND_OVER, Phase.ENDED)
+            mark = (view.game_id, view.game.round_no, over)
+        key = (chat_id, asker.init.user.id)
+        known = self._earned.get(key)
+        if known is None or known[0] != mark:
+            read = await self.rt.service.achievements(*key)
+            known = self._earned[key] = (mark, [(a.code, a.round_no) for a in read])
+        return known[1]
+
+    async def state_of(self, asker: Asker, view: View | None) -> dict[str, Any]:
+        earned = await self.earned(asker, view)
         now = self.clock()
         if view is None:
-            return page_view.page_state(asker.lang, now, None)
+            return page_view.page_state(asker.lang, now, None, earned)
         snap = self.rt.delivery.snapshot(view, asker.lang)
         # The table's part is the same for every page of a version and language: worked out
         # once (per second: a prompt may count the seconds to the next round).
@@ -178,7 +203,7 @@ class Live:
             )
             self._table_states[key] = table
         game = page_view.game_state(snap, asker.init.user.id, table)
-        state = page_view.page_state(asker.lang, now, game)
+        state = page_view.page_state(asker.lang, now, game, earned)
         # When this version was committed (the writer's clock): commit → page is measurable.
         state["saved_at"] = view.stored.updated_at
         return state
@@ -239,7 +264,7 @@ class Live:
                 if mark == last:
                     continue
                 last = mark
-                state = self.state_of(asker, view)
+                state = await self.state_of(asker, view)
                 await stream.write(
                     b"event: state\nid: %d\ndata: " % mark[1] + orjson.dumps(state) + b"\n\n"
                 )

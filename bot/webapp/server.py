@@ -140,7 +140,7 @@ class MiniApp:
         return handler
 
     async def _state(self, request: web.Request, asker: Asker) -> web.Response:
-        return json_response(self.live.state_of(asker, await self.live.visible(asker)))
+        return json_response(await self.live.state_of(asker, await self.live.visible(asker)))
 
     async def _act(self, request: web.Request, asker: Asker) -> web.Response:
         try:
@@ -154,7 +154,7 @@ class MiniApp:
         lang, user = asker.lang, asker.init.user
         stored = await self.rt.service.stored_game(game_id)
         if stored is None or stored.status == "finished":
-            return self._refused(asker, Refusal("game_over"), None)
+            return await self._refused(asker, Refusal("game_over"), None)
         view = await self.live.view_of(stored)
         if not await self.askers.may_see(asker, view):
             raise Problem(403, "not_member", "app-not_member")
@@ -173,11 +173,11 @@ class MiniApp:
             bot_username=self.rt.bot_username,
         )
         if isinstance(result, Refusal):
-            return self._refused(asker, result, await self.live.game_for(asker))
+            return await self._refused(asker, result, await self.live.game_for(asker))
         if isinstance(result, Ignored):  # pragma: no cover - the page's presses carry no update id
             return json_response({"ok": True, "toast": None})
         if isinstance(result, Repeated):
-            state = self.live.state_of(asker, result.view)
+            state = await self.live.state_of(asker, result.view)
             return json_response({"ok": True, "toast": said.text, "state": state})
         assert isinstance(result, Done | Joined)
         fresh = result.outcome.view
@@ -187,7 +187,7 @@ class MiniApp:
         answer: dict[str, Any] = {"ok": True, "toast": said.text}
         if said.url is not None:
             answer["link"] = said.url
-        answer["state"] = self.live.state_of(asker, newest)
+        answer["state"] = await self.live.state_of(asker, newest)
         # Answered once committed; then shown (timers, delivery, the pages of the table).
         response = json_response(answer)
         await response.prepare(request)
@@ -219,11 +219,11 @@ class MiniApp:
         snap = self.rt.delivery.snapshot(view, asker.lang)
         return json_response(replay_page(asker.lang, replay_state(snap, record)))
 
-    def _refused(self, asker: Asker, refused: Refusal, view: View | None) -> web.Response:
+    async def _refused(self, asker: Asker, refused: Refusal, view: View | None) -> web.Response:
         message = render.toast(refused, asker.lang, self.rt.delivery.snapshot).text
         answer: dict[str, Any] = {"ok": False, "error": refused.code, "message": message}
         if view is not None:
-            answer["state"] = self.live.state_of(asker, view)
+            answer["state"] = await self.live.state_of(asker, view)
         return json_response(answer, 409)
 
 

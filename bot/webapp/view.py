@@ -53,6 +53,7 @@ LABELS = (
     "dark_card",
     "deck_hash",
     "replay_link",
+    "achievements",
 )
 
 
@@ -279,6 +280,31 @@ def game_state(
     }
 
 
-def page_state(lang: str, now: float, game: dict[str, Any] | None) -> dict[str, Any]:
-    """The whole answer: the page's words, the server's clock (for the countdown) and the game."""
-    return {"lang": lang, "labels": labels(lang), "server_time": now, "game": game}
+def achievements(earned: Sequence[tuple[str, int]], lang: str) -> list[dict[str, Any]]:
+    """The person's achievements in the chat, (code, round) in the order earned: each with
+    its name, what it is for and the round that earned it (codes this version does not know
+    left out)."""
+    return [
+        {
+            "code": code,
+            "title": title,
+            "about": t(f"achievement-{code}-about", lang),
+            "round": plain(t("stats-achievement_round", lang, round=round_no)),
+        }
+        for code, round_no in earned
+        if (title := render.achievement_title(code, lang)) is not None
+    ]
+
+
+def page_state(
+    lang: str, now: float, game: dict[str, Any] | None, earned: Sequence[tuple[str, int]] = ()
+) -> dict[str, Any]:
+    """The whole answer: the page's words, the server's clock (for the countdown), the game
+    and the person's achievements in its chat."""
+    return {
+        "lang": lang,
+        "labels": labels(lang),
+        "server_time": now,
+        "game": game,
+        "achievements": achievements(earned, lang),
+    }

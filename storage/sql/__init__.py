@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from storage.errors import StorageError
+from storage.sql.achievements import AchievementReads, AchievementWrites
 from storage.sql.chat_migration import ChatMigration
 from storage.sql.chats import ChatReads, ChatWrites
 from storage.sql.claims import LeaseReads, LeaseWrites
@@ -39,6 +40,7 @@ class Transaction(
     DeadlineWrites,
     NoticeWrites,
     SeasonWrites,
+    AchievementWrites,
     ChatReads,
     GameReads,
     LedgerReads,
@@ -48,6 +50,7 @@ class Transaction(
     DeadlineReads,
     NoticeReads,
     SeasonReads,
+    AchievementReads,
 ):
     """One atomic unit of work; valid only inside `async with storage.transaction()`. Its
     backend provides `_rows`, `_execute` and `_executemany`."""
@@ -67,6 +70,7 @@ class Storage(
     DeadlineReads,
     NoticeReads,
     SeasonReads,
+    AchievementReads,
 ):
     """Owns the connection; its reads run outside transactions, over its backend's `_rows`.
     Writes happen only through `transaction()`."""

@@ -130,6 +130,15 @@ class ChatMigration(TableWrites):
         await self._execute(
             "UPDATE stat_events SET chat_id = $1 WHERE chat_id = $2", new_chat_id, old_chat_id
         )
+        # Achievements: one of each per person; one earned in both chats keeps the new one's.
+        await self._execute(
+            "INSERT INTO achievements (chat_id, user_id, code, game_id, round_no, earned_at) "
+            "SELECT $1, user_id, code, game_id, round_no, earned_at FROM achievements "
+            "WHERE chat_id = $2 ON CONFLICT (chat_id, user_id, code) DO NOTHING",
+            new_chat_id,
+            old_chat_id,
+        )
+        await self._execute("DELETE FROM achievements WHERE chat_id = $1", old_chat_id)
         await self._execute("DELETE FROM players WHERE chat_id = $1", old_chat_id)
         await self._execute(
             "UPDATE ledger SET chat_id = $1 WHERE chat_id = $2", new_chat_id, old_chat_id

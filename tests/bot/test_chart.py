@@ -242,7 +242,8 @@ async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_ne
         await harness.say(user, "/stats")
         (shown,) = harness.private_since(user, seen)  # the asker's private chat
         assert harness.bot_texts_since(count) == [harness.pointer(user)]
-        assert shown == plain(render.stats(st, user.first_name, "ru"))
+        earned = await storage.achievements(chat, user.id)
+        assert shown == plain(render.stats(st, user.first_name, "ru", earned))
         rounds, wins, losses, pushes, twentyones, golden, busts, biggest, net = expected[user.id]
         counts = {"rounds": rounds, "wins": wins, "losses": losses, "pushes": pushes}
         assert render.text("stats-rounds", "ru", **counts) in shown

@@ -183,7 +183,10 @@ async def test_help_rules_balance_top_and_stats_answer(harness: Harness) -> None
     # The banker Аня's 900 and the 75 in her bank tie with Вика's 975 (the lower id first).
     assert [(r.name, r.balance) for r in rows] == [("Борис", 1050), ("Аня", 975), ("Вика", 975)]
     assert top == plain(render.leaderboard(rows, "ru", period="all"))
-    assert own == plain(render.stats(stats, "Борис", "ru"))
+    # Борис's 10 and ace: 21 on two cards, his first achievement in the chat.
+    earned = await harness.rt.storage.achievements(harness.group.id, b.id)
+    assert [(a.code, a.round_no) for a in earned] == [("natural", 1)]
+    assert own == plain(render.stats(stats, "Борис", "ru", earned))
     # In the private chat: the balance of every chat he plays in (here, one).
     await harness.say(b, "/balance", harness.bot)
     assert harness.private_texts(b)[-1] == plain(render.balances([("Очко", 1050)], "ru"))

@@ -23,12 +23,13 @@ from bot.render.common import (
 )
 from bot.render.info import rules_parts
 from bot.settings_options import OPTIONS
+from rules.achievements import CODES
 from rules.errors import RulesError
 from rules.events import Event, RoundSettled, SessionEnded
 from rules.game import Game, new_game
 from rules.table import Phase
 from rules.variants import PRESETS
-from storage.models import ChatSettings, LeaderboardRow, PlayerStats
+from storage.models import Achievement, ChatSettings, LeaderboardRow, PlayerStats
 from tests.bot.conftest import PHONE_ROWS, phone_rows, plain
 from tests.rules.helpers import ScriptedSource
 
@@ -518,6 +519,10 @@ def test_help_and_small_texts(lang: str) -> None:
     assert render.leaderboard([], lang, period="all")
     st = PlayerStats(1, 2, "<b>&", 10, 5, 4, 1, 2, 1, 3, 200, -50)
     valid_html(render.stats(st, '<b>&"x"', lang))
+    earned = [Achievement(code, 1, n, 0.0) for n, code in enumerate(CODES, 1)]
+    shown = render.stats(st, '<b>&"x"', lang, earned)
+    valid_html(shown)
+    assert shown.count(i18n.t("stats-achievement_round", lang, round=12)) == 1
     valid_html(render.stats(None, '<b>&"x"', lang))
     valid_html(render.text("chart-none", lang, name='<b>&"x"'))
     for key in i18n.keys(lang):

@@ -99,6 +99,7 @@ async def _fill(storage: Storage, clock: FakeClock) -> None:
         )
         await tx.add_stats(CHAT_A, 2, StatsDelta(rounds=1, wins=1, net=50, biggest_win=50))
         await tx.add_stats(CHAT_A, 1, StatsDelta(rounds=1, losses=1, twentyones=1, net=-50))
+        await tx.record_achievements(CHAT_A, done.game_id, 1, [(2, "va_bank")])
         await tx.archive_log(done.game_id, 0, [{"round": 1, "won": 2}, {"round": 1, "bank": 0}])
         await tx.set_seats(done.game_id, [1, 2])
         await tx.save_game(
@@ -224,6 +225,7 @@ async def test_every_row_and_every_chip_arrives(source_url: str, target_url: str
     assert order.index("games") < order.index("ledger")
     assert order.index("games") < order.index("seats")
     assert order.index("players") < order.index("stat_events")
+    assert order.index("players") < order.index("achievements")
     assert dict(report.tables) == {name: len(rows) for name, rows in before.items()}
     assert report.schema_version == len(MIGRATIONS)
     assert (report.chats, report.players) == (2, 6)

@@ -165,6 +165,7 @@
     document.title = L("title");
     renderConn();
 
+    renderAchievements(s);
     const g = s.game;
     if (!g) {
       shownVersion = -1; deadline = null; lastTurnKey = null;
@@ -517,6 +518,25 @@
       ol.replaceChildren(...news.map((n, i) => el("li", i === news.length - 1 ? "last" : null, n)));
     }
     show($("events-panel"), news.length > 0);
+  };
+
+  // The person's achievements in the chat of the table (🏅 name — what for · round N).
+  const renderAchievements = (s) => {
+    const list = Array.isArray(s.achievements) ? s.achievements : [];
+    setText($("achievements-label"), "🏅 " + L("achievements"));
+    const ul = $("achievements");
+    const sig = JSON.stringify(list);
+    if (ul.dataset.sig !== sig) {
+      ul.dataset.sig = sig;
+      ul.replaceChildren(...list.map((a) => {
+        const li = el("li");
+        li.dataset.code = String(a.code || "");
+        li.appendChild(el("span", "ach-title", a.title));
+        li.appendChild(el("span", "ach-about", " — " + a.about + " · " + a.round));
+        return li;
+      }));
+    }
+    show($("achievements-panel"), list.length > 0);
   };
 
   const turnHaptic = (g) => {
