@@ -180,14 +180,25 @@ def stats(st: PlayerStats | None, name: str, lang: str, earned: Sequence[Achieve
     if st is None or st.rounds == 0:
         return t("stats-none", lang, name=shown)
     rounds = {"rounds": st.rounds, "wins": st.wins, "losses": st.losses, "pushes": st.pushes}
-    special = {"twentyones": st.twentyones, "golden": st.golden_points, "busts": st.busts}
+    # Only what happened: three "0 times" say nothing and cost a line on a phone.
+    special = [
+        t(key, lang, count=count)
+        for key, count in (
+            ("stats-twentyones", st.twentyones),
+            ("stats-golden", st.golden_points),
+            ("stats-busts", st.busts),
+        )
+        if count
+    ]
     lines = [
         t("stats-header", lang, name=html.escape(short_name(name))),
         t("stats-rounds", lang, **rounds),
         t("stats-win_rate", lang, percent=round(100 * st.wins / st.rounds)),
-        t("stats-special", lang, **special),
-        t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)),
     ]
+    if special:
+        line = " · ".join(special)
+        lines.append(line[:1].upper() + line[1:])
+    lines.append(t("stats-money", lang, biggest=st.biggest_win, net=signed(st.net)))
     known = [(a, title) for a in earned if (title := achievement_title(a.code, lang)) is not None]
     if known:
         lines += ["", t("stats-achievements", lang, count=len(known))]

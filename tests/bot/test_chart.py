@@ -247,8 +247,12 @@ async def test_stats_show_rounds_wins_21s_golden_points_busts_biggest_win_and_ne
         rounds, wins, losses, pushes, twentyones, golden, busts, biggest, net = expected[user.id]
         counts = {"rounds": rounds, "wins": wins, "losses": losses, "pushes": pushes}
         assert render.text("stats-rounds", "ru", **counts) in shown
-        specials = {"twentyones": twentyones, "golden": golden, "busts": busts}
-        assert render.text("stats-special", "ru", **specials) in shown
+        specials = (("twentyones", twentyones), ("golden", golden), ("busts", busts))
+        # Each named only when it happened: no «0 раз».
+        said = " · ".join(render.text(f"stats-{k}", "ru", count=n) for k, n in specials if n)
+        if said:
+            assert said[:1].upper() + said[1:] in shown.split("\n"), shown
+        assert " 0 раз" not in shown.replace("0 раз при своих", ""), shown
         signed = f"+{net}" if net > 0 else f"−{-net}" if net < 0 else "0"
         assert f"Крупнейший выигрыш: {biggest} · итог: {signed}" in shown
 

@@ -372,15 +372,17 @@ stats-rounds = { $rounds ->
         [one] { $pushes } push
        *[other] { $pushes } pushes
     }
-stats-special = 21 — { $twentyones ->
-        [one] { $twentyones } time
-       *[other] { $twentyones } times
-    } · two aces — { $golden ->
-        [one] { $golden } time
-       *[other] { $golden } times
-    } · bust — { $busts ->
-        [one] { $busts } time
-       *[other] { $busts } times
+stats-twentyones = 21 — { $count ->
+        [one] { $count } time
+       *[other] { $count } times
+    }
+stats-golden = two aces — { $count ->
+        [one] { $count } time
+       *[other] { $count } times
+    }
+stats-busts = bust — { $count ->
+        [one] { $count } time
+       *[other] { $count } times
     }
 stats-money = Biggest win: { $biggest } · net: { $net }
 stats-win_rate = Win rate: { $percent }%

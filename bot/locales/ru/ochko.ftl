@@ -397,18 +397,20 @@ stats-rounds = { $rounds ->
         [few] { $pushes } раза при своих
        *[many] { $pushes } раз при своих
     }
-stats-special = Очко — { $twentyones ->
-        [one] { $twentyones } раз
-        [few] { $twentyones } раза
-       *[many] { $twentyones } раз
-    } · золотое очко — { $golden ->
-        [one] { $golden } раз
-        [few] { $golden } раза
-       *[many] { $golden } раз
-    } · перебор — { $busts ->
-        [one] { $busts } раз
-        [few] { $busts } раза
-       *[many] { $busts } раз
+stats-twentyones = очко — { $count ->
+        [one] { $count } раз
+        [few] { $count } раза
+       *[many] { $count } раз
+    }
+stats-golden = золотое очко — { $count ->
+        [one] { $count } раз
+        [few] { $count } раза
+       *[many] { $count } раз
+    }
+stats-busts = перебор — { $count ->
+        [one] { $count } раз
+        [few] { $count } раза
+       *[many] { $count } раз
     }
 stats-money = Крупнейший выигрыш: { $biggest } · итог: { $net }
 stats-win_rate = Доля побед: { $percent }%
