@@ -61,8 +61,10 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         lines += [t("hand-cards", lang, cards=shown), owner_total(game, own, lang)]
     elif game.phase in ROUND_PHASES:
         lines.append(t("hand-no_cards", lang))
-    if player == game.banker:
-        # All his chips, the bank among them, as /balance and the result say them.
+    banker = round_banker(game)
+    if player == banker == game.banker:
+        # All his chips, the bank among them, as /balance and the result say them. (A bank
+        # passed on at the round's end: this round's hand still shows what it played as.)
         mine_all = t("hand-banker_self", lang, balance=seat.balance + game.bank)
         held = " " + t("held-bank_note", lang, bank=game.bank) if game.bank else ""
         lines.append(mine_all + held)
@@ -70,7 +72,6 @@ def hand(s: Snapshot, player: int, lang: str) -> Rendered:
         lines.append(t("hand-stake", lang, stake=own.stake, balance=seat.balance))
     else:
         lines.append(t("hand-balance", lang, balance=seat.balance))
-    banker = round_banker(game)
     if banker is not None and banker != player and game.phase in DEALT_PHASES:
         banker_hand = game.hands.get(banker)
         if banker_hand is not None and banker_hand.cards:

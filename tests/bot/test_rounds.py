@@ -255,3 +255,18 @@ async def test_round_by_buttons(harness: Harness, preset: str) -> None:
 @pytest.mark.parametrize("preset", list(PLANS))
 async def test_round_by_commands(harness: Harness, preset: str) -> None:
     await play_round(harness, preset, buttons=False)
+
+
+async def test_a_hand_of_a_round_whose_bank_passed_shows_what_its_player_played_as(
+    harness: Harness,
+) -> None:
+    """The bank passes at the round's end (twodecks104): Вика, banker of the next round, played
+    this one with a stake, and Борис banked it — each one's private hand keeps saying so."""
+    await play_round(harness, "twodecks104", buttons=True, next_round=False)
+    boris, vika = harness.users[1], harness.users[2]
+    assert (await harness.stored()).state["engine"]["banker"] == vika.id  # passed already
+    vika_hand = harness.private(vika).messages[-1].text or ""
+    assert plain(render.text("hand-stake", "ru", stake=25, balance=1050)) in vika_hand, vika_hand
+    assert plain(render.text("hand-banker_self", "ru", balance=1050)) not in vika_hand, vika_hand
+    boris_hand = harness.private(boris).messages[-1].text or ""
+    assert plain(render.text("hand-balance", "ru", balance=1010)) in boris_hand, boris_hand
