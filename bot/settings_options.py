@@ -8,8 +8,9 @@ here (and its texts in the catalogs), never four edits that can drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bot import seasons
 from bot.i18n import LANGUAGES, t
@@ -96,6 +97,23 @@ def _override_switch(key: str, field: str, name: str = "") -> Option:
     return _switch(key, read, _override(field), name)
 
 
+def _count(key: str, values: Iterable[int], field: str, per_row: int) -> Option:
+    """A whole number the chat picks among ``values`` (its `ChatSettings` field)."""
+
+    def write(settings: ChatSettings, value: str) -> ChatSettings:
+        changes: dict[str, Any] = {field: int(value)}
+        return replace(settings, **changes)
+
+    return Option(
+        key=key,
+        values=tuple(str(value) for value in values),
+        read=lambda s: str(getattr(s, field)),
+        write=write,
+        word=_number,
+        per_row=per_row,
+    )
+
+
 def _read_fine(settings: ChatSettings) -> str:
     raw = settings.overrides.get("bust_fine_percent", _base(settings).bust_fine_percent)
     return str(raw if isinstance(raw, int) else _base(settings).bust_fine_percent)
@@ -136,14 +154,7 @@ OPTIONS: tuple[Option, ...] = (
         "refill", lambda s: _onoff(s.daily_refill), lambda s, v: replace(s, daily_refill=v == "on")
     ),
     # A call to play: at most this many notices an hour from the chat per person (0: none).
-    Option(
-        key="notices",
-        values=("0", "1", "3", "6"),
-        read=lambda s: str(s.notices_per_hour),
-        write=lambda s, v: replace(s, notices_per_hour=int(v)),
-        word=_number,
-        per_row=4,
-    ),
+    _count("notices", (0, 1, 3, 6), "notices_per_hour", per_row=4),
     Option(
         key="season",
         values=seasons.LENGTHS,
@@ -151,14 +162,7 @@ OPTIONS: tuple[Option, ...] = (
         write=lambda s, v: replace(s, season=v),
         word=lambda v, lang: t(f"season-length-{v}", lang),
     ),
-    Option(
-        key="tz",
-        values=tuple(str(hours) for hours in seasons.OFFSETS),
-        read=lambda s: str(s.utc_offset),
-        write=lambda s, v: replace(s, utc_offset=int(v)),
-        word=_number,
-        per_row=7,
-    ),
+    _count("tz", seasons.OFFSETS, "utc_offset", per_row=7),
     Option(
         key="lang",
         values=LANGUAGES,
