@@ -25,12 +25,18 @@ class ServiceNotices:
     async def subscribed(self, chat_id: int, user_id: int) -> bool:
         return await self.storage.is_subscribed(chat_id, user_id)
 
-    async def set_notices(self, chat_id: int, user_id: int, on: bool | None = None) -> bool:
+    async def set_notices(
+        self, chat_id: int, user_id: int, on: bool | None = None, update_id: int | None = None
+    ) -> bool:
         """Start (``on``), stop, or with None switch a person's notices of the chat's tables;
-        returns whether he gets them now."""
+        returns whether he gets them now. A switch asked by an update that came before (Telegram
+        may deliver one twice) switches nothing again."""
         async with self.storage.transaction() as tx:
             if on is None:
-                on = not await tx.is_subscribed(chat_id, user_id)
+                now = await tx.is_subscribed(chat_id, user_id)
+                if update_id is not None and not await tx.claim_update(update_id):
+                    return now
+                on = not now
             if on:
                 await tx.subscribe(chat_id, user_id)
             else:

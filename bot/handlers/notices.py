@@ -37,7 +37,8 @@ async def cmd_notify(asked: Asked) -> None:
     if word not in SWITCHES:
         await asked.say(render.text("notice-usage", lang))
         return
-    on = await rt.service.set_notices(asked.chat.id, asked.user.id, SWITCHES[word])
+    switch = SWITCHES[word]
+    on = await rt.service.set_notices(asked.chat.id, asked.user.id, switch, asked.update.update_id)
     reachable = await private_reachable(rt, asked.user.id)
     await asked.say(render.switched(on, lang, private_open=reachable))
 
@@ -51,7 +52,7 @@ async def on_notice_button(press: Pressed) -> None:
         await answer(query, render.refusal("stale_button", {}, lang), alert=True)
         return
     if button.act is NoticeAct.SWITCH:
-        on = await rt.service.set_notices(press.chat_id, user.id)
+        on = await rt.service.set_notices(press.chat_id, user.id, None, press.update.update_id)
         reachable = await private_reachable(rt, user.id)
         await answer(query, render.switched(on, lang, private_open=reachable), alert=not reachable)
         return

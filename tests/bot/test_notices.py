@@ -85,6 +85,24 @@ async def test_one_notice_per_table_even_when_the_update_comes_twice(harness: Ha
     assert len(notices(h, b)) == 1
 
 
+async def test_a_switch_that_comes_twice_switches_once(harness: Harness) -> None:
+    """Telegram may deliver an update twice: /notify and the 🔔 switch, so the second delivery
+    must not switch back."""
+    h = harness
+    a, b, _, _ = h.users
+    await h.say(b, "/notify")
+    assert await subscribed(h, b)
+    typed = next(u for u in reversed(h.processed) if "/notify" in str(u.get("message")))
+    await h.redeliver(typed)
+    assert await subscribed(h, b)
+    await h.say(a, "/newgame")
+    await h.press_data(b, h.table(), switch_of(h.table()))
+    assert not await subscribed(h, b)
+    pressed = next(u for u in reversed(h.processed) if "callback_query" in u)
+    await h.redeliver(pressed)
+    assert not await subscribed(h, b)
+
+
 async def _lobby_outcome(h: Harness) -> Outcome:
     """The lobby's committed outcome, as the handler had it (for deciding its notices again)."""
     stored = await h.stored()
