@@ -173,6 +173,8 @@ async def test_games_updated_since(storage: Storage, clock: FakeClock) -> None:
         # Delivery bookkeeping is not an update of the game.
         await tx.set_screen(second, table_since=2, table_message_id=5, posted_seq=1)
     assert await storage.games_updated_since(start + 15) == [(first, -1, 3)]
+    # A finished game and an open one together, in game order (each found by its own index).
+    assert await storage.games_updated_since(start) == [(first, -1, 3), (second, -2, 2)]
 
 
 async def test_live_leases_by_prefix(storage: Storage, clock: FakeClock) -> None:
