@@ -472,6 +472,7 @@ class Lanes:
         try:
             await step.run()
         except TelegramError as error:
+            self._count_retry(lane, now)
             await self._failed(lane, step, is_other, classify(error))
             return
         except Exception:
@@ -483,8 +484,17 @@ class Lanes:
                 return
         else:
             lane.backoff = 0.0
+            self._count_retry(lane, now)
         if is_other:  # sent, or dropped as a bug's
             lane.other.popleft()
+
+    def _count_retry(self, lane: _Lane, started: float) -> None:
+        """The write counted when it started counts from when its answer came back: it arrived
+        by then, maybe late (a stall on the way, or a 429's wait and a retry in
+        `bot.ratelimit`), and the chat's next write keeps its interval from that arrival, not
+        from the start (else the two may reach Telegram together; after a restart, into a
+        window the dead process had filled)."""
+        lane.budget.restamp(started, self.clock())
 
     async def _failed(self, lane: _Lane, step: Step, is_other: bool, verdict: Verdict) -> None:
         chat_id = lane.chat_id

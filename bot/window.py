@@ -9,6 +9,8 @@ the rate limiter one for the whole bot (`bot.ratelimit`).
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import math
 from collections import deque
 from collections.abc import Iterable
@@ -80,6 +82,17 @@ class Window:
     def count(self, now: float) -> None:
         """A write goes out now (times come in order: the caller's clock does not go back)."""
         self.sent.append(now)
+
+    def restamp(self, at: float, now: float) -> None:
+        """The write counted at ``at`` counts from ``now`` instead (when it is known to have
+        arrived); gone from the window already, it is counted again."""
+        sent = self.sent
+        with contextlib.suppress(ValueError):
+            sent.remove(at)
+        if sent and sent[-1] > now:
+            bisect.insort(sent, now)
+        else:
+            sent.append(now)
 
     def merge(self, times: Iterable[float], now: float) -> None:
         """Count writes made elsewhere (another process, a migrated group's old id)."""

@@ -442,6 +442,28 @@ async def test_a_429_holds_the_chat_and_what_waits_goes_after_the_retry() -> Non
     await lanes.stop()
 
 
+async def test_a_send_retried_after_a_429_counts_again_in_a_private_chats_budget() -> None:
+    """The retry arrives a second time: the chat's next write keeps its interval from it, not
+    from the refused first try (which would put the two together into a window a restarted
+    process cannot see, the dead one's writes filling it)."""
+    script = Script()
+    paced = PacedRateLimiter(overall_per_second=1000, retry_after_margin=0.0)
+    lanes = paced_lanes(script, limiter=paced, private_interval=0.5)
+    rec = Recorder()
+    rec.failures[ALICE] = [retry_after(1.0)]
+
+    def to(tag: str) -> Send:
+        return lambda: send(paced, rec, ALICE, tag=tag, args={"reserved": True})
+
+    script.add(lanes, ALICE, ["first"], send=to("first"))
+    script.add(lanes, ALICE, ["second"], send=to("second"))
+    await until_idle(lanes)
+    refused, retried, second = [c for c in rec.calls if c[0] == ALICE]
+    assert [refused[1], retried[1], second[1]] == ["first", "first", "second"]
+    assert second[2] - retried[2] >= 0.5 - SLACK, (retried, second)
+    await lanes.stop()
+
+
 async def _burst(
     lanes_settings: dict[str, Any] | None, count: int, limits: FloodLimits
 ) -> tuple[BotApiServer, int, PacedRateLimiter | None]:
