@@ -466,13 +466,13 @@ class Lanes:
     async def _send(self, lane: _Lane, step: Step) -> None:
         is_other = bool(lane.other) and lane.other[0][0] is step
         now = self.clock()
-        lane.budget.count(now)  # as Telegram counts it: when it arrives, whatever the answer
+        lane.budget.count(now)  # counted now, whatever the answer; from its arrival once known
         if step.priority is Priority.TABLE:
             lane.last_table = now
         try:
             await step.run()
         except TelegramError as error:
-            self._count_retry(lane, now)
+            self._arrived(lane, now)
             await self._failed(lane, step, is_other, classify(error))
             return
         except Exception:
@@ -484,11 +484,11 @@ class Lanes:
                 return
         else:
             lane.backoff = 0.0
-            self._count_retry(lane, now)
+            self._arrived(lane, now)
         if is_other:  # sent, or dropped as a bug's
             lane.other.popleft()
 
-    def _count_retry(self, lane: _Lane, started: float) -> None:
+    def _arrived(self, lane: _Lane, started: float) -> None:
         """The write counted when it started counts from when its answer came back: it arrived
         by then, maybe late (a stall on the way, or a 429's wait and a retry in
         `bot.ratelimit`), and the chat's next write keeps its interval from that arrival, not
