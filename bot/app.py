@@ -142,6 +142,7 @@ async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         scheduler=Scheduler(clock),
     )
     timers, delivery, scheduler = rt.timers, rt.delivery, rt.scheduler
+    delivery.lanes.started = delivery.lanes.clock()  # what a killed process sent is unknown
     application.bot_data["runtime"] = rt
     # A game seen in a season arms the end of that season (`bot.handlers.seasons`).
     delivery.followers.append(seasons.SeasonWatch(rt))

@@ -144,6 +144,10 @@ class Lanes:
     private_interval: float = PRIVATE_INTERVAL
     reserve: int = RESERVE
     clock: Callable[[], float] = time.monotonic
+    # When this process started (`bot.app`): one killed just before may have written into any
+    # private chat in its last moments, which no record kept; each private chat's first write
+    # then keeps one interval from the start, as if a write had gone out at it.
+    started: float | None = None
     flushing: bool = field(init=False, default=False)  # shutting down: edits skip their gap
     holding_other: bool = field(init=False, default=False)  # …replies held back (shutdown)
     _lanes: dict[int, _Lane] = field(init=False, default_factory=dict)
@@ -327,6 +331,8 @@ class Lanes:
                 budget = Window(self.group_budget, self.group_window, self.group_spacing)
             else:
                 budget = Window(1, self.private_interval)
+                if self.started is not None and self.clock() - self.started < budget.period:
+                    budget.count(self.started)
             lane = self._lanes[chat_id] = _Lane(chat_id, budget)
         return lane
 

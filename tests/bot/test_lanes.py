@@ -464,6 +464,27 @@ async def test_a_send_retried_after_a_429_counts_again_in_a_private_chats_budget
     await lanes.stop()
 
 
+async def test_after_a_start_a_private_chats_first_write_keeps_an_interval_from_it() -> None:
+    """A process killed just before this one started may have written into any private chat:
+    its first write waits one interval from the start; a group's does not, nor does a private
+    chat's once the start is an interval behind."""
+    script = Script()
+    lanes = paced_lanes(script, private_interval=0.5)
+    lanes.started = started = time.monotonic()
+    script.add(lanes, ALICE, ["first"])
+    script.add(lanes, GROUP, ["first"])
+    await until_idle(lanes)
+    (alice,) = script.stamps(ALICE)
+    (group,) = script.stamps(GROUP)
+    assert alice - started >= 0.5 - SLACK
+    assert group - started < 0.1
+    script.add(lanes, BOB, ["first"])  # a chat first written an interval after the start
+    await until_idle(lanes)
+    (bob,) = script.stamps(BOB)
+    assert bob - alice < 0.1
+    await lanes.stop()
+
+
 async def _burst(
     lanes_settings: dict[str, Any] | None, count: int, limits: FloodLimits
 ) -> tuple[BotApiServer, int, PacedRateLimiter | None]:
